@@ -1,0 +1,80 @@
+//! `lineage`: replay agent traces into a session tree.
+//!
+//! This binary owns all I/O (files, stdout, exit codes); everything it shows comes from
+//! `lineage-core`, which stays pure.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use lineage_core::trace::Format;
+
+mod replay_cmd;
+
+/// Fold logs of agent events into immutable snapshots of a session tree.
+#[derive(Debug, Parser)]
+#[command(name = "lineage", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay a trace and show the session tree (at the end, or after a given line).
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ReplayArgs {
+    /// The trace file (JSONL).
+    trace: std::path::PathBuf,
+    /// How to show the tree.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Tree)]
+    format: OutputFormat,
+    /// Show the snapshot after this physical line (the header is line 1).
+    #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
+    at: Option<u64>,
+    /// The trace format when the file has no header (detected from content otherwise).
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    input_format: Option<Format>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// A readable unicode tree.
+    Tree,
+    /// The JSON contract of DESIGN.md.
+    Json,
+    /// A Mermaid flowchart.
+    Mermaid,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse::<Format>().map_err(|e| e.to_string())
+}
+
+/// Exit codes (DESIGN.md): 0 clean, 1 findings at error level, 2 usage error or
+/// unreadable path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    Clean,
+    Findings,
+    Usage,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(match e {
+            Exit::Clean => 0,
+            Exit::Findings => 1,
+            Exit::Usage => 2,
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Replay(args) => replay_cmd::run(&args).into(),
+    }
+}

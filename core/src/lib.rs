@@ -1,0 +1,53 @@
+//! # lineage-core
+//!
+//! A pure, I/O-free library that folds logs of agent events into immutable snapshots of
+//! a **session tree**: root agent sessions, the subagent (child) sessions they delegate
+//! to, their turns, messages and pending interactions.
+//!
+//! The canonical reducer ([`Snapshot::apply`]) enforces the hard rules every host needs:
+//! a root turn settles only when its provider turn is terminal *and* every nested child
+//! turn is settled, in any arrival order; a child never changes parent; nothing comes
+//! back to life after a cancel. Every step returns the new snapshot, the canonical
+//! [`Change`]s it caused and typed [`Diagnostic`]s for whatever it rejected.
+//!
+//! ```
+//! use lineage_core::{replay, Phase, TurnId};
+//!
+//! let trace = r#"{"event":{"type":"root_session_created","session":"R"}}
+//! {"event":{"type":"user_submitted","session":"R","text":"go"}}
+//! {"event":{"type":"root_provider_turn_started","session":"R"}}
+//! {"event":{"type":"child_spawned","session":"A","parent_session":"R"}}
+//! {"event":{"type":"root_provider_turn_completed","session":"R","outcome":"completed"}}
+//! "#;
+//! let replayed = replay::replay(trace, &replay::Options::default()).unwrap();
+//! let root_turn = replayed.snapshot.turn(&TurnId::new("R".into(), 1)).unwrap();
+//! assert_eq!(root_turn.phase, Phase::Waiting); // child A is still active
+//! ```
+//!
+//! Modules: [`tree`] (model and reducer), [`trace`] (trace envelopes and formats),
+//! [`replay`] (trace text → snapshots), [`render`] (JSON, tree and Mermaid views).
+//! See `ARCHITECTURE.md` for the invariants each one keeps.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+mod ids;
+pub mod render;
+pub mod replay;
+pub mod trace;
+pub mod tree;
+
+pub use ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId, TurnIdParseError};
+pub use tree::{
+    Change, Diagnostic, Event, InteractionKind, InteractionStatus, Level, Millis, Outcome, Phase,
+    ProviderPhase, Role, Session, SessionKind, Severity, Snapshot, Step, ToolStatus, Turn,
+};

@@ -1,0 +1,248 @@
+//! Trace files: the JSONL envelope shared by every format (DESIGN.md, *Trace files*).
+//!
+//! Owns: the optional header line, format names and detection, physical line numbering
+//! and the `canonical` record shape (`{"event": <Event>, "at": <ms>?}`).
+//! Never: reads files (callers hand in text) or interprets provider messages.
+//!
+//! Line numbers are physical and 1-based: the header, blank lines and malformed lines
+//! all count, so `--at N` and findings point at what an editor shows.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::tree::{Event, Millis};
+
+/// A trace format name, as in a header's `"format"` or `--input-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// An ACP JSON-RPC stream (`{"from":"client"|"agent",…}`).
+    Acp,
+    /// A Codex app-server stdio log (`{"from":"server"|"client",…}`).
+    CodexAppServer,
+    /// A Claude Code stream-json log (`{"from":"cli"|"host",…}`).
+    ClaudeSdk,
+    /// lineage's own event vocabulary (`{"event":…}`).
+    Canonical,
+}
+
+impl Format {
+    /// Every format, in contract order.
+    pub const ALL: [Format; 4] = [
+        Format::Acp,
+        Format::CodexAppServer,
+        Format::ClaudeSdk,
+        Format::Canonical,
+    ];
+
+    /// The contract name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Acp => "acp",
+            Format::CodexAppServer => "codex-app-server",
+            Format::ClaudeSdk => "claude-sdk",
+            Format::Canonical => "canonical",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The name is not one of `acp`, `codex-app-server`, `claude-sdk`, `canonical`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown trace format `{0}` (expected one of: acp, codex-app-server, claude-sdk, canonical)")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| UnknownFormat(s.to_owned()))
+    }
+}
+
+/// A trace header: `{"lineage":"trace","format":F,"version":1, …}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// The declared format.
+    pub format: Format,
+    /// The declared version.
+    pub version: u64,
+    /// The whole header object (format-specific fields such as `rootThreadId`).
+    pub fields: serde_json::Map<String, Value>,
+}
+
+/// Why a line is not a valid record (reported as `malformed-record`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Not JSON at all.
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not a record of this format.
+    #[error("not a valid {format} record: {reason}")]
+    Invalid {
+        /// The trace's format.
+        format: Format,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Is this line a header? Returns `None` when it is not one, `Some(Err)` when it claims to
+/// be one (`"lineage":"trace"`) but is malformed.
+pub fn parse_header(line: &str) -> Option<Result<Header, RecordError>> {
+    let value: Value = serde_json::from_str(line).ok()?;
+    let obj = value.as_object()?;
+    if obj.get("lineage").and_then(Value::as_str) != Some("trace") {
+        return None;
+    }
+    let format = match obj.get("format").and_then(Value::as_str) {
+        Some(name) => name.parse::<Format>(),
+        None => Err(UnknownFormat("<missing>".into())),
+    };
+    Some(match format {
+        Err(e) => Err(RecordError::NotJson(format!("header: {e}"))),
+        Ok(format) => Ok(Header {
+            format,
+            version: obj.get("version").and_then(Value::as_u64).unwrap_or(1),
+            fields: obj.clone(),
+        }),
+    })
+}
+
+/// Guesses the format from the records' shape: `event` ⇒ canonical; `from` of
+/// `cli`/`host` ⇒ claude-sdk, `server` ⇒ codex-app-server, `agent`/`transport` ⇒ acp;
+/// `client` ⇒ acp when its message carries `"jsonrpc"`, codex-app-server otherwise.
+/// Looks at up to 50 non-blank lines.
+pub fn detect_format(text: &str) -> Option<Format> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(50)
+        .find_map(|line| {
+            let value: Value = serde_json::from_str(line).ok()?;
+            let obj = value.as_object()?;
+            if obj.contains_key("event") {
+                return Some(Format::Canonical);
+            }
+            match obj.get("from").and_then(Value::as_str)? {
+                "cli" | "host" => Some(Format::ClaudeSdk),
+                "server" => Some(Format::CodexAppServer),
+                "agent" | "transport" => Some(Format::Acp),
+                "client" => {
+                    let message = obj.get("message")?;
+                    let first = message.as_array().and_then(|a| a.first()).unwrap_or(message);
+                    Some(if first.get("jsonrpc").is_some() {
+                        Format::Acp
+                    } else {
+                        Format::CodexAppServer
+                    })
+                }
+                _ => None,
+            }
+        })
+}
+
+/// One record of a `canonical` trace.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct CanonicalRecord {
+    /// The event.
+    pub event: Event,
+    /// Milliseconds, when the record carries them.
+    #[serde(default, deserialize_with = "deserialize_at")]
+    pub at: Option<Millis>,
+}
+
+/// Parses one line of a `canonical` trace.
+///
+/// ```
+/// use lineage_core::trace::parse_canonical;
+/// let r = parse_canonical(r#"{"event":{"type":"child_turn_started","session":"A"},"at":12}"#).unwrap();
+/// assert_eq!(r.at, Some(12));
+/// assert!(parse_canonical(r#"{"event":{"type":"no_such_event"}}"#).is_err());
+/// ```
+pub fn parse_canonical(line: &str) -> Result<CanonicalRecord, RecordError> {
+    let value: Value = serde_json::from_str(line).map_err(|e| RecordError::NotJson(in_record(&e)))?;
+    CanonicalRecord::deserialize(&value).map_err(|e| RecordError::Invalid {
+        format: Format::Canonical,
+        reason: e.to_string(),
+    })
+}
+
+/// serde_json locates errors as "line 1 column N" of the record; the trace line number is
+/// reported separately, so keep only the column.
+pub fn in_record(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((head, _)) if e.line() == 1 => format!("{head} at column {}", e.column()),
+        _ => text,
+    }
+}
+
+/// `at`: a non-negative number of milliseconds (fractions are truncated).
+fn deserialize_at<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
+    let value = Option::<serde_json::Number>::deserialize(d)?;
+    let Some(n) = value else {
+        return Ok(None);
+    };
+    if let Some(ms) = n.as_u64() {
+        return Ok(Some(ms));
+    }
+    match n.as_f64() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(f) if f.is_finite() && f >= 0.0 && f < 1.8e19 => Ok(Some(f as u64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "`at` must be a non-negative number of milliseconds, got {n}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_recognised_and_format_parsed() {
+        let h = parse_header(r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"T"}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(h.format, Format::CodexAppServer);
+        assert_eq!(h.fields["rootThreadId"], "T");
+        assert!(parse_header(r#"{"event":{}}"#).is_none());
+        assert!(parse_header(r#"{"lineage":"trace","format":"nope"}"#).unwrap().is_err());
+    }
+
+    #[test]
+    fn formats_are_detected_from_content() {
+        assert_eq!(detect_format("\n{\"event\":{}}"), Some(Format::Canonical));
+        assert_eq!(
+            detect_format(r#"{"from":"client","message":{"id":1,"method":"turn/start"}}"#),
+            Some(Format::CodexAppServer)
+        );
+        assert_eq!(
+            detect_format(r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize"}}"#),
+            Some(Format::Acp)
+        );
+        assert_eq!(detect_format(r#"{"from":"cli","message":{}}"#), Some(Format::ClaudeSdk));
+        assert_eq!(detect_format("not json\n{}"), None);
+    }
+
+    #[test]
+    fn at_accepts_integers_and_fractions_and_rejects_negatives() {
+        let ok = |s: &str| parse_canonical(s).map(|r| r.at);
+        let e = r#""event":{"type":"child_turn_started","session":"A"}"#;
+        assert_eq!(ok(&format!("{{{e},\"at\":5}}")).unwrap(), Some(5));
+        assert_eq!(ok(&format!("{{{e},\"at\":5.9}}")).unwrap(), Some(5));
+        assert_eq!(ok(&format!("{{{e}}}")).unwrap(), None);
+        assert!(ok(&format!("{{{e},\"at\":-1}}")).is_err());
+        assert!(ok(&format!("{{{e},\"at\":\"5\"}}")).is_err());
+    }
+}

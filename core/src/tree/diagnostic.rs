@@ -1,0 +1,295 @@
+//! Typed diagnostics: what the reducer rejected, ignored or recorded only as history.
+//!
+//! Owns: the stable kebab-case codes and severities of reducer findings.
+//! Never: carries line numbers (the trace layer adds them) or panics.
+//!
+//! Severity says what the finding means for the input:
+//! `error`: the event is impossible (an unknown id, a reparent, an alias cross-bind);
+//! `warning`: a valid-looking event the seed's rules forbid from taking effect now (a
+//! spawn after a cancel was prepared, output for a settled root turn);
+//! `note`: the event was applied in its restricted, seed-prescribed form (late child
+//! output kept as history, a late terminal recorded without reopening).
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{Alias, RequestId, SessionId, TurnId};
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Recorded in restricted form; the trace is fine.
+    Note,
+    /// Rejected by a lifecycle rule; often an adapter ordering problem.
+    Warning,
+    /// Impossible input.
+    Error,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// A reducer finding. Rejections leave the snapshot unchanged; notes accompany an
+/// applied change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// The event names a session that was never created.
+    #[error("session `{0}` is unknown")]
+    UnknownSession(SessionId),
+    /// The session was deleted with its subtree; nothing can change it.
+    #[error("session `{0}` was deleted; the event is ignored")]
+    DeletedSession(SessionId),
+    /// A root event for a child session or a child event for a root session.
+    #[error("`{event}` applies to {expected} sessions, but `{session}` is not one")]
+    WrongSessionKind {
+        /// The event's type tag.
+        event: &'static str,
+        /// The session.
+        session: SessionId,
+        /// `root` or `child`.
+        expected: &'static str,
+    },
+    /// The id is already used by a session of the other kind.
+    #[error("`{0}` already names a session of another kind")]
+    SessionKindConflict(SessionId),
+    /// The same root session was created again (idempotent).
+    #[error("root session `{0}` already exists; nothing changed")]
+    DuplicateSession(SessionId),
+    /// A child was announced again under another creator relation.
+    #[error(
+        "child `{child}` belongs to {existing}; a spawn under {attempted} would reparent it and is rejected"
+    )]
+    ReparentRejected {
+        /// The child.
+        child: SessionId,
+        /// Its recorded parent turn.
+        existing: TurnId,
+        /// The parent turn of the rejected spawn.
+        attempted: TurnId,
+    },
+    /// The same spawn edge was reported again (idempotent).
+    #[error("child `{0}` is already registered under the same parent; nothing changed")]
+    DuplicateSpawn(SessionId),
+    /// A child cannot be its own ancestor.
+    #[error("child `{0}` cannot be spawned under itself or its own descendant")]
+    SpawnCycle(SessionId),
+    /// `parent_turn` is not a turn of the parent session.
+    #[error("`{turn}` is not a turn of parent session `{parent}`")]
+    UnknownParentTurn {
+        /// The named turn.
+        turn: TurnId,
+        /// The parent session.
+        parent: SessionId,
+    },
+    /// The delegating turn has settled; a child revealed now is an ordering bug and must
+    /// not resurrect it (seed: *Root And Child Turn Ownership*).
+    #[error("child `{child}` spawned under settled turn `{turn}` is rejected")]
+    SpawnUnderSettledTurn {
+        /// The child.
+        child: SessionId,
+        /// The settled parent turn.
+        turn: TurnId,
+    },
+    /// Child creation under this root turn was closed by a prepared cancel (seed:
+    /// *Cancellation*).
+    #[error("child `{child}` revealed after the cancel of `{root_turn}` was prepared is rejected")]
+    SpawnAfterCancel {
+        /// The child.
+        child: SessionId,
+        /// The root turn being cancelled.
+        root_turn: TurnId,
+    },
+    /// An alias already names another session.
+    #[error("alias `{alias}` already names `{existing}`; binding it to `{session}` is rejected")]
+    AliasConflict {
+        /// The alias.
+        alias: Alias,
+        /// The session it names.
+        existing: SessionId,
+        /// The session of the rejected binding.
+        session: SessionId,
+    },
+    /// A root provider turn with no active canonical root turn to attach to (for example
+    /// after a cancel): it opens no canonical turn.
+    #[error("root provider turn on `{0}` has no active root turn to join; it opens none")]
+    UnownedProviderTurn(SessionId),
+    /// A root provider turn while the root turn's cancel is prepared: not adopted.
+    #[error("root provider turn on `{0}` started while its root turn is being cancelled; not adopted")]
+    ProviderTurnDuringCancel(SessionId),
+    /// A provider terminal for a root turn that has already settled, kept only in the
+    /// provider lifecycle fields.
+    #[error("root provider terminal for settled turn `{0}` recorded in its provider lifecycle only")]
+    LateProviderTerminal(TurnId),
+    /// A provider terminal with no provider turn to end.
+    #[error("root provider terminal on `{0}` matches no provider turn; ignored")]
+    UnmatchedProviderTerminal(SessionId),
+    /// Output for a root session with no active turn is dropped.
+    #[error("output for root session `{0}` with no active turn is dropped")]
+    LateRootOutput(SessionId),
+    /// Child output after its turn settled, kept as history.
+    #[error("output for settled turn `{0}` kept as history")]
+    LateChildOutput(TurnId),
+    /// A terminal for a turn that already settled, recorded without changing it.
+    #[error("terminal `{outcome}` for settled turn `{turn}` recorded; its outcome stays `{kept}`")]
+    LateTerminal {
+        /// The settled turn.
+        turn: TurnId,
+        /// The late outcome.
+        outcome: crate::Outcome,
+        /// The outcome it keeps.
+        kept: crate::Outcome,
+    },
+    /// New child work after the child's root turn has settled or is being cancelled.
+    #[error("new work for child `{child}` after root turn `{root_turn}` closed is rejected")]
+    LateChildTurn {
+        /// The child.
+        child: SessionId,
+        /// Its root turn.
+        root_turn: TurnId,
+    },
+    /// The user cannot target a child directly (seed: *Sending While Children Run*).
+    #[error("user submission to child `{0}` is unsupported; guidance targets the root turn")]
+    ChildGuidanceUnsupported(SessionId),
+    /// A submission while the root turn's cancel is in flight opens no second turn.
+    #[error("submission to `{0}` while its root turn is being cancelled is rejected")]
+    SubmissionDuringCancel(SessionId),
+    /// An interaction needs an active turn to own it.
+    #[error("interaction `{request}` on `{session}` has no active turn to own it")]
+    InteractionWithoutTurn {
+        /// The session.
+        session: SessionId,
+        /// The request.
+        request: RequestId,
+    },
+    /// The same request id is already pending on this session.
+    #[error("interaction `{request}` on `{session}` is already pending; nothing changed")]
+    DuplicateInteraction {
+        /// The session.
+        session: SessionId,
+        /// The request.
+        request: RequestId,
+    },
+    /// No interaction with that request id on that session.
+    #[error("no interaction `{request}` on session `{session}`")]
+    UnknownInteraction {
+        /// The session.
+        session: SessionId,
+        /// The request.
+        request: RequestId,
+    },
+    /// An answer or resolution for an interaction that is already closed.
+    #[error("interaction `{request}` on `{session}` is already {status}; recorded without effect")]
+    InteractionClosed {
+        /// The session.
+        session: SessionId,
+        /// The request.
+        request: RequestId,
+        /// Its status.
+        status: crate::InteractionStatus,
+    },
+    /// A cancel for a session with no active turn.
+    #[error("session `{0}` has no active turn to cancel")]
+    NothingToCancel(SessionId),
+    /// A cancel for a turn that a prepared cancel already covers.
+    #[error("turn `{turn}` is already covered by the cancel of `{operation}`")]
+    AlreadyCancelling {
+        /// The turn.
+        turn: TurnId,
+        /// The operation covering it.
+        operation: TurnId,
+    },
+    /// The completion of a cancel that a wider cancel (e.g. the root's) absorbed; the
+    /// wider one settles its targets.
+    #[error("the cancel of `{turn}` was absorbed by the cancel of `{operation}`; nothing changed")]
+    CancelAbsorbed {
+        /// The turn whose own cancel was absorbed.
+        turn: TurnId,
+        /// The operation that covers it now.
+        operation: TurnId,
+    },
+    /// An acknowledgement or completion that matches no prepared cancel.
+    #[error("session `{0}` has no prepared cancel")]
+    NoPendingCancel(SessionId),
+}
+
+impl Diagnostic {
+    /// The stable kebab-case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Diagnostic::UnknownSession(_) => "unknown-session",
+            Diagnostic::DeletedSession(_) => "deleted-session",
+            Diagnostic::WrongSessionKind { .. } => "wrong-session-kind",
+            Diagnostic::SessionKindConflict(_) => "session-kind-conflict",
+            Diagnostic::DuplicateSession(_) => "duplicate-session",
+            Diagnostic::ReparentRejected { .. } => "reparent-rejected",
+            Diagnostic::DuplicateSpawn(_) => "duplicate-spawn",
+            Diagnostic::SpawnCycle(_) => "spawn-cycle",
+            Diagnostic::UnknownParentTurn { .. } => "unknown-parent-turn",
+            Diagnostic::SpawnUnderSettledTurn { .. } => "spawn-under-settled-turn",
+            Diagnostic::SpawnAfterCancel { .. } => "spawn-after-cancel",
+            Diagnostic::AliasConflict { .. } => "alias-conflict",
+            Diagnostic::UnownedProviderTurn(_) => "unowned-provider-turn",
+            Diagnostic::ProviderTurnDuringCancel(_) => "provider-turn-during-cancel",
+            Diagnostic::LateProviderTerminal(_) => "late-provider-terminal",
+            Diagnostic::UnmatchedProviderTerminal(_) => "unmatched-provider-terminal",
+            Diagnostic::LateRootOutput(_) => "late-root-output",
+            Diagnostic::LateChildOutput(_) => "late-child-output",
+            Diagnostic::LateTerminal { .. } => "late-terminal",
+            Diagnostic::LateChildTurn { .. } => "late-child-turn",
+            Diagnostic::ChildGuidanceUnsupported(_) => "child-guidance-unsupported",
+            Diagnostic::SubmissionDuringCancel(_) => "submission-during-cancel",
+            Diagnostic::InteractionWithoutTurn { .. } => "interaction-without-turn",
+            Diagnostic::DuplicateInteraction { .. } => "duplicate-interaction",
+            Diagnostic::UnknownInteraction { .. } => "unknown-interaction",
+            Diagnostic::InteractionClosed { .. } => "interaction-closed",
+            Diagnostic::NothingToCancel(_) => "nothing-to-cancel",
+            Diagnostic::AlreadyCancelling { .. } => "already-cancelling",
+            Diagnostic::CancelAbsorbed { .. } => "cancel-absorbed",
+            Diagnostic::NoPendingCancel(_) => "no-pending-cancel",
+        }
+    }
+
+    /// How serious it is.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Diagnostic::UnknownSession(_)
+            | Diagnostic::WrongSessionKind { .. }
+            | Diagnostic::SessionKindConflict(_)
+            | Diagnostic::ReparentRejected { .. }
+            | Diagnostic::SpawnCycle(_)
+            | Diagnostic::UnknownParentTurn { .. }
+            | Diagnostic::AliasConflict { .. }
+            | Diagnostic::UnknownInteraction { .. } => Severity::Error,
+            Diagnostic::DeletedSession(_)
+            | Diagnostic::SpawnUnderSettledTurn { .. }
+            | Diagnostic::SpawnAfterCancel { .. }
+            | Diagnostic::UnownedProviderTurn(_)
+            | Diagnostic::ProviderTurnDuringCancel(_)
+            | Diagnostic::UnmatchedProviderTerminal(_)
+            | Diagnostic::LateRootOutput(_)
+            | Diagnostic::LateChildTurn { .. }
+            | Diagnostic::ChildGuidanceUnsupported(_)
+            | Diagnostic::SubmissionDuringCancel(_)
+            | Diagnostic::InteractionWithoutTurn { .. }
+            | Diagnostic::NothingToCancel(_)
+            | Diagnostic::NoPendingCancel(_) => Severity::Warning,
+            Diagnostic::DuplicateSession(_)
+            | Diagnostic::DuplicateSpawn(_)
+            | Diagnostic::LateProviderTerminal(_)
+            | Diagnostic::LateChildOutput(_)
+            | Diagnostic::LateTerminal { .. }
+            | Diagnostic::DuplicateInteraction { .. }
+            | Diagnostic::InteractionClosed { .. }
+            | Diagnostic::AlreadyCancelling { .. }
+            | Diagnostic::CancelAbsorbed { .. } => Severity::Note,
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Every structural invariant of a snapshot, stated once.
+//!
+//! Owns: [`Snapshot::check_invariants`]. Tests, fuzzers and debug builds call it after
+//! every step. `Level::Cheap` checks each entity on its own (one pass, no cross-index
+//! recomputation); `Level::Full` also rebuilds every index from scratch and compares.
+//! Never: mutates anything or depends on how the snapshot was reached.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::model::{InteractionStatus, ProviderPhase, SessionKind};
+use super::snapshot::Snapshot;
+use crate::ids::{SessionId, TurnId};
+
+/// How much to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Per-entity checks.
+    Cheap,
+    /// Per-entity checks plus every index recomputed from scratch.
+    Full,
+}
+
+/// A broken invariant: always a reducer bug, never an input problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvariantViolation(String);
+
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)*) => {
+        if !$cond {
+            return Err(InvariantViolation(format!($($fmt)*)));
+        }
+    };
+}
+
+impl Snapshot {
+    /// Checks every structural invariant.
+    ///
+    /// ```
+    /// use lineage_core::{Level, Snapshot};
+    /// assert!(Snapshot::new().check_invariants(Level::Full).is_ok());
+    /// ```
+    pub fn check_invariants(&self, level: Level) -> Result<(), InvariantViolation> {
+        self.check_sessions()?;
+        self.check_interactions()?;
+        if level == Level::Full {
+            self.check_indexes()?;
+        }
+        Ok(())
+    }
+
+    fn check_sessions(&self) -> Result<(), InvariantViolation> {
+        for (id, s) in &self.sessions {
+            ensure!(s.id == *id, "session keyed {id} has id {}", s.id);
+            ensure!(
+                (s.kind == SessionKind::Child) == s.relation.is_some(),
+                "session {id}: a relation exists exactly for children"
+            );
+            if s.deleted {
+                ensure!(s.turns.is_empty(), "deleted session {id} keeps turns");
+                for c in &s.children {
+                    ensure!(
+                        self.sessions.get(c).is_some_and(|c| c.deleted),
+                        "deleted session {id} leaves child {c} alive"
+                    );
+                }
+            }
+            if let Some(rel) = &s.relation {
+                let parent = self.sessions.get(&rel.parent_session);
+                ensure!(parent.is_some(), "child {id}: parent {} missing", rel.parent_session);
+                ensure!(
+                    rel.parent_turn.session() == &rel.parent_session,
+                    "child {id}: parent turn {} not of parent session",
+                    rel.parent_turn
+                );
+                ensure!(
+                    rel.root_turn.session() == &rel.root_session,
+                    "child {id}: root turn {} not of root session",
+                    rel.root_turn
+                );
+                ensure!(
+                    parent.is_some_and(|p| p.children.contains(id)),
+                    "child {id}: not listed among its parent's children"
+                );
+                let root = self.sessions.get(&rel.root_session);
+                ensure!(
+                    root.is_some_and(|r| r.kind == SessionKind::Root),
+                    "child {id}: root {} is not a root session",
+                    rel.root_session
+                );
+                ensure!(!s.turns.is_empty() || s.deleted, "live child {id} has no turn");
+            }
+            for (i, t) in s.turns.iter().enumerate() {
+                let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                ensure!(
+                    t.id == TurnId::new(id.clone(), n),
+                    "turn {} at position {n} of {id}",
+                    t.id
+                );
+                ensure!(t.phase == t.derive_phase(), "turn {}: stored phase {} ≠ derived {}", t.id, t.phase, t.derive_phase());
+                if i + 1 < s.turns.len() {
+                    ensure!(!t.is_active(), "turn {} is active but not the last turn of {id}", t.id);
+                }
+                ensure!(
+                    (s.kind == SessionKind::Root) == t.gate.is_some(),
+                    "turn {}: a gate exists exactly on root turns",
+                    t.id
+                );
+                if !t.is_active() {
+                    ensure!(t.pending_interactions == 0, "settled turn {} has pending interactions", t.id);
+                }
+                if let Some(gate) = &t.gate {
+                    ensure!(
+                        gate.provider.outcome.is_some() == (gate.provider.phase == ProviderPhase::Completed),
+                        "turn {}: provider outcome retained exactly when the provider turn completed",
+                        t.id
+                    );
+                    if !t.is_active() {
+                        ensure!(
+                            gate.active_descendants.is_empty(),
+                            "settled root turn {} still has active children {:?}",
+                            t.id,
+                            gate.active_descendants
+                        );
+                    }
+                }
+                if let Some(late) = t.late_terminal {
+                    ensure!(!t.is_active(), "active turn {} has a late terminal {late}", t.id);
+                }
+            }
+        }
+        for (alias, owner) in &self.aliases {
+            ensure!(
+                self.sessions.get(owner).is_some_and(|s| s.aliases.contains(alias)),
+                "alias {alias} names {owner}, which does not list it"
+            );
+        }
+        Ok(())
+    }
+
+    fn check_interactions(&self) -> Result<(), InvariantViolation> {
+        for ((turn_id, request), i) in &self.interactions {
+            ensure!(i.turn == *turn_id && i.request == *request, "interaction key mismatch");
+            let turn = self.turn(turn_id);
+            ensure!(turn.is_some(), "interaction {request} owned by missing turn {turn_id}");
+            if i.status == InteractionStatus::Pending {
+                ensure!(
+                    turn.is_some_and(|t| t.is_active()),
+                    "pending interaction {request} on settled turn {turn_id}"
+                );
+            }
+        }
+        for ((session, request), turn) in &self.requests {
+            ensure!(
+                turn.session() == session && self.interactions.contains_key(&(turn.clone(), request.clone())),
+                "request index {session}/{request} → {turn} dangles"
+            );
+        }
+        for (key, op) in &self.cancels {
+            ensure!(op.requested == *key, "cancel keyed {key} requested {}", op.requested);
+            ensure!(op.targets.front() == Some(key), "cancel {key}: requested turn is not the first target");
+            for target in &op.targets {
+                if let Some(t) = self.turn(target).filter(|t| t.is_active()) {
+                    ensure!(
+                        t.cancel.as_ref().is_some_and(|m| m.operation == *key),
+                        "active target {target} of cancel {key} is not marked by it"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Recomputes every index by scanning and compares it with the stored one.
+    fn check_indexes(&self) -> Result<(), InvariantViolation> {
+        // Active descendants per root turn.
+        let mut expected: BTreeMap<TurnId, BTreeSet<TurnId>> = BTreeMap::new();
+        let mut pending: BTreeMap<TurnId, u32> = BTreeMap::new();
+        for s in self.sessions.values() {
+            if let (Some(rel), Some(active)) = (&s.relation, s.active_turn()) {
+                expected.entry(rel.root_turn.clone()).or_default().insert(active.id.clone());
+                // Nothing is active under a settled or missing root turn.
+                ensure!(
+                    self.turn(&rel.root_turn).is_some_and(|r| r.is_active()),
+                    "child turn {} is active under closed root turn {}",
+                    active.id,
+                    rel.root_turn
+                );
+                // An active child turn sits under an active parent chain's root turn,
+                // and its session's ancestors are all alive.
+                let mut cursor: Option<&SessionId> = Some(&rel.parent_session);
+                let mut depth = 0usize;
+                while let Some(p) = cursor {
+                    let Some(ps) = self.sessions.get(p) else { break };
+                    ensure!(!ps.deleted, "live child {} under deleted ancestor {p}", s.id);
+                    depth += 1;
+                    ensure!(depth <= self.sessions.len(), "parent chain of {} has a cycle", s.id);
+                    cursor = ps.relation.as_ref().map(|r| &r.parent_session);
+                }
+            }
+            for t in &s.turns {
+                if let Some(mark) = t.cancel.as_ref().filter(|_| t.is_active()) {
+                    ensure!(
+                        self.cancels
+                            .get(&mark.operation)
+                            .is_some_and(|op| op.targets.contains(&t.id)),
+                        "turn {} is marked by cancel {} which does not list it",
+                        t.id,
+                        mark.operation
+                    );
+                }
+            }
+        }
+        for i in self.interactions.values() {
+            if i.status == InteractionStatus::Pending {
+                *pending.entry(i.turn.clone()).or_default() += 1;
+            }
+        }
+        for s in self.sessions.values() {
+            for t in &s.turns {
+                let want = pending.get(&t.id).copied().unwrap_or(0);
+                ensure!(
+                    t.pending_interactions == want,
+                    "turn {}: pending count {} ≠ {want} pending interactions",
+                    t.id,
+                    t.pending_interactions
+                );
+                if let Some(gate) = &t.gate {
+                    let stored: BTreeSet<TurnId> = gate.active_descendants.iter().cloned().collect();
+                    let want = expected.remove(&t.id).unwrap_or_default();
+                    ensure!(
+                        stored == want,
+                        "root turn {}: active index {:?} ≠ recomputed {:?}",
+                        t.id,
+                        stored,
+                        want
+                    );
+                }
+            }
+            for alias in &s.aliases {
+                ensure!(
+                    self.aliases.get(alias) == Some(&s.id),
+                    "session {} lists alias {alias} bound elsewhere",
+                    s.id
+                );
+            }
+        }
+        ensure!(expected.is_empty(), "active child turns under unknown root turns: {expected:?}");
+        Ok(())
+    }
+}

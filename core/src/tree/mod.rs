@@ -1,0 +1,24 @@
+//! The canonical session tree: model, event vocabulary, reducer, invariants.
+//!
+//! Owns: the rules of the Provider-Native Subagents seed (`003_…txt`): root and child
+//! sessions, turns, the root gate, cancel operations, interactions, deletion.
+//! Never: knows Codex, Claude or ACP shapes; never does I/O.
+
+mod change;
+mod diagnostic;
+mod event;
+mod invariants;
+mod model;
+mod reduce;
+mod snapshot;
+
+pub use change::Change;
+pub use diagnostic::{Diagnostic, Severity};
+pub use event::Event;
+pub use invariants::{InvariantViolation, Level};
+pub use model::{
+    CancelMark, CancelOperation, CreatorRelation, Interaction, InteractionKind,
+    InteractionStatus, Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role,
+    RootGate, Session, SessionKind, ToolCall, ToolStatus, Turn,
+};
+pub use snapshot::{Snapshot, Step};

@@ -1,0 +1,383 @@
+//! The entities of a session tree: sessions, turns, interactions, cancel operations.
+//!
+//! Owns: the data shapes a [`Snapshot`](super::Snapshot) is made of and the one pure
+//! function that derives a turn's phase from its facts ([`Turn::derive_phase`]).
+//! Never: changes itself. Only the reducer builds new values of these types.
+//!
+//! Every collection is an `imbl` persistent structure and every string an `Arc<str>`,
+//! so cloning any entity is O(1) and a changed snapshot shares all untouched data with
+//! the one before it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use imbl::{OrdMap, OrdSet, Vector};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
+
+/// Milliseconds, as carried by a trace record's `at` (time is data, never read from a clock).
+pub type Millis = u64;
+
+/// Whether a session is a user-visible root or a subordinate child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionKind {
+    /// A user-visible conversation.
+    Root,
+    /// A provider-native subagent, reached through its immutable parent relation.
+    Child,
+}
+
+/// A turn's phase. `settled` is final (seed: *Root Turn Lifecycle*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Created, no work observed yet.
+    Submitted,
+    /// Work in progress.
+    Running,
+    /// Blocked: on an interaction, or (root) on active child turns after the root
+    /// provider turn ended.
+    Waiting,
+    /// A cancel covering this turn is prepared and not yet completed.
+    Settling,
+    /// Final; `outcome` is set.
+    Settled,
+}
+
+/// How a settled turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The work finished.
+    Completed,
+    /// The work failed.
+    Failed,
+    /// Cancelled by the user, with provider confirmation for child turns.
+    #[serde(alias = "cancelled")]
+    Canceled,
+    /// Stopped without confirmation (e.g. an unacknowledged cancel target).
+    Interrupted,
+}
+
+/// The root provider turn's lifecycle, kept apart from the canonical root turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderPhase {
+    /// No provider turn seen yet for this root turn.
+    Idle,
+    /// A provider turn is live.
+    Running,
+    /// The last provider turn reached a terminal; its outcome is retained.
+    Completed,
+}
+
+/// Speaker of a message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The human user (root sessions) or the delegating parent (child sessions).
+    User,
+    /// The session's agent.
+    #[default]
+    Assistant,
+    /// The agent's reasoning.
+    Thought,
+    /// System or provider notice.
+    System,
+}
+
+/// Status of a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// Started, not ended.
+    InProgress,
+    /// Ended successfully.
+    Completed,
+    /// Ended with an error.
+    Failed,
+    /// Stopped by a cancel.
+    #[serde(alias = "cancelled")]
+    Canceled,
+}
+
+/// What an interaction asks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(rename_all = "snake_case")]
+pub enum InteractionKind {
+    /// Permission to run a command, change files, use a tool.
+    #[default]
+    Approval,
+    /// A question for the user.
+    Question,
+}
+
+/// Where an interaction stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InteractionStatus {
+    /// Waiting for an answer.
+    Pending,
+    /// The client answered.
+    Answered,
+    /// The provider reported it resolved.
+    Resolved,
+    /// Its work was cancelled or closed before an answer.
+    Superseded,
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Phase::Submitted => "submitted",
+            Phase::Running => "running",
+            Phase::Waiting => "waiting",
+            Phase::Settling => "settling",
+            Phase::Settled => "settled",
+        })
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Completed => "completed",
+            Outcome::Failed => "failed",
+            Outcome::Canceled => "canceled",
+            Outcome::Interrupted => "interrupted",
+        })
+    }
+}
+
+impl fmt::Display for InteractionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InteractionStatus::Pending => "pending",
+            InteractionStatus::Answered => "answered",
+            InteractionStatus::Resolved => "resolved",
+            InteractionStatus::Superseded => "superseded",
+        })
+    }
+}
+
+/// A child's creator relation: set once, with its initial turn, never changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreatorRelation {
+    /// The session whose turn delegated.
+    pub parent_session: SessionId,
+    /// The delegating turn.
+    pub parent_turn: TurnId,
+    /// The delegation tool call on that turn, when known.
+    pub tool_call: Option<CallId>,
+    /// The root session of the tree.
+    pub root_session: SessionId,
+    /// The root turn every turn of this child belongs under.
+    pub root_turn: TurnId,
+}
+
+/// The root provider lifecycle of one root turn (seed: `root_provider_turn_*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderLifecycle {
+    /// Where the provider turn stands.
+    pub phase: ProviderPhase,
+    /// The last provider turn id seen.
+    pub provider_turn: Option<Arc<str>>,
+    /// Outcome of the last provider terminal, retained until the root turn can settle.
+    pub outcome: Option<Outcome>,
+    /// How many provider turns (the first plus continuations) attached to this root turn.
+    pub turns: u32,
+}
+
+/// Marks a turn as a target of a prepared cancel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelMark {
+    /// The cancel operation (keyed by the turn the cancel was requested for).
+    pub operation: TurnId,
+    /// Did the provider confirm that this target stopped?
+    pub acknowledged: bool,
+}
+
+/// A prepared cancel operation: its target set is recorded once, when prepared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelOperation {
+    /// The turn the cancel was requested for (a root turn, or a child turn for a
+    /// child-only cancel).
+    pub requested: TurnId,
+    /// Every target, in the order recorded (requested turn first).
+    pub targets: Vector<TurnId>,
+}
+
+/// One turn of a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// `<session>#<n>`.
+    pub id: TurnId,
+    /// Current phase, always equal to [`Turn::derive_phase`].
+    pub phase: Phase,
+    /// Set exactly when `phase` is `settled`.
+    pub outcome: Option<Outcome>,
+    /// Work observed (child turns; root turns use `provider`).
+    pub started: bool,
+    /// Number of this turn's interactions still `pending`.
+    pub pending_interactions: u32,
+    /// Set while a prepared cancel covers this turn.
+    pub cancel: Option<CancelMark>,
+    /// A terminal reported after the turn had settled, recorded without effect.
+    pub late_terminal: Option<Outcome>,
+    /// Provider error text of a `failed` / `interrupted` outcome.
+    pub error: Option<Arc<str>>,
+    /// Guidance messages the user added while the turn was active (root turns).
+    pub guidance: u32,
+    /// `at` of the event that opened the turn.
+    pub opened_at: Option<Millis>,
+    /// `at` of the event that settled the turn.
+    pub settled_at: Option<Millis>,
+    /// Root turns only: the provider lifecycle and the index of active nested child turns.
+    pub gate: Option<RootGate>,
+}
+
+/// What a root turn's settlement waits on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootGate {
+    /// The root provider lifecycle.
+    pub provider: ProviderLifecycle,
+    /// Every nested child turn under this root turn that is not settled. Maintained
+    /// incrementally so the gate is O(log n), never a scan.
+    pub active_descendants: OrdSet<TurnId>,
+}
+
+impl Turn {
+    /// Derives the phase from the turn's facts. The reducer stores its result after every
+    /// change, so `turn.phase == turn.derive_phase()` always holds.
+    pub fn derive_phase(&self) -> Phase {
+        if self.outcome.is_some() {
+            return Phase::Settled;
+        }
+        if self.cancel.is_some() {
+            return Phase::Settling;
+        }
+        if self.pending_interactions > 0 {
+            return Phase::Waiting;
+        }
+        match &self.gate {
+            Some(gate) => match gate.provider.phase {
+                ProviderPhase::Idle => Phase::Submitted,
+                ProviderPhase::Running => Phase::Running,
+                ProviderPhase::Completed => Phase::Waiting,
+            },
+            None if self.started => Phase::Running,
+            None => Phase::Submitted,
+        }
+    }
+
+    /// Not settled.
+    pub fn is_active(&self) -> bool {
+        self.outcome.is_none()
+    }
+}
+
+/// A transcript entry, owned by the exact turn that produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// Message id, when the provider has one.
+    pub id: Option<MessageId>,
+    /// Ordinal of the owning turn in the session.
+    pub turn: u32,
+    /// Speaker.
+    pub role: Role,
+    /// Text, with streamed deltas appended.
+    pub text: Arc<str>,
+    /// Arrived after its turn had settled: kept as history, changed nothing.
+    pub history: bool,
+}
+
+/// A tool call, owned by the turn that started it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// Tool call id.
+    pub id: CallId,
+    /// Ordinal of the owning turn in the session.
+    pub turn: u32,
+    /// Tool name.
+    pub name: Option<Arc<str>>,
+    /// Display title.
+    pub title: Option<Arc<str>>,
+    /// Status.
+    pub status: ToolStatus,
+}
+
+/// An approval or question, owned by (session, turn, request).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interaction {
+    /// The owning turn (its session is the owning session).
+    pub turn: TurnId,
+    /// The provider's request id.
+    pub request: RequestId,
+    /// What is asked.
+    pub kind: InteractionKind,
+    /// Where it stands.
+    pub status: InteractionStatus,
+    /// The provider's turn id, for transport correlation only.
+    pub provider_turn: Option<Arc<str>>,
+    /// The tool call it is about.
+    pub tool_call: Option<CallId>,
+    /// Display text.
+    pub title: Option<Arc<str>>,
+    /// The client's answer.
+    pub answer: Option<Arc<str>>,
+    /// Creation order in the snapshot (for stable output).
+    pub seq: u64,
+}
+
+/// A root or child session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Canonical id.
+    pub id: SessionId,
+    /// Root or child.
+    pub kind: SessionKind,
+    /// Children only: the immutable creator relation.
+    pub relation: Option<Arc<CreatorRelation>>,
+    /// Display title.
+    pub title: Option<Arc<str>>,
+    /// Tombstoned with its subtree.
+    pub deleted: bool,
+    /// Creation order in the snapshot (for stable output).
+    pub seq: u64,
+    /// Turns in order; at most the last one is active.
+    pub turns: Vector<Turn>,
+    /// Direct children, in spawn order.
+    pub children: Vector<SessionId>,
+    /// Provider handles bound to this session.
+    pub aliases: Vector<Alias>,
+    /// Transcript.
+    pub messages: Vector<Message>,
+    /// Message id → index in `messages` (streamed deltas append to the same entry).
+    pub message_index: OrdMap<MessageId, usize>,
+    /// Tool calls by id.
+    pub tool_calls: OrdMap<CallId, ToolCall>,
+}
+
+impl Session {
+    /// The active (unsettled) turn, if any. Only the last turn can be active.
+    pub fn active_turn(&self) -> Option<&Turn> {
+        self.turns.last().filter(|t| t.is_active())
+    }
+
+    /// The last turn, active or not.
+    pub fn last_turn(&self) -> Option<&Turn> {
+        self.turns.last()
+    }
+
+    /// The turn with ordinal `n`.
+    pub fn turn(&self, n: u32) -> Option<&Turn> {
+        let index = usize::try_from(n.checked_sub(1)?).ok()?;
+        self.turns.get(index)
+    }
+}

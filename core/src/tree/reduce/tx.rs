@@ -1,0 +1,140 @@
+//! The per-event transaction: a working copy of the snapshot plus the changes and notes
+//! gathered so far. All entity access of the handlers goes through it, so phase
+//! derivation and change emission happen in exactly one place ([`Tx::update_turn`]).
+
+use super::super::change::Change;
+use super::super::diagnostic::Diagnostic;
+use super::super::model::{Millis, Session, SessionKind, Turn};
+use super::super::snapshot::{Snapshot, Step};
+use crate::ids::{SessionId, TurnId};
+
+/// A rejection: the event does not apply; the snapshot stays as it was.
+pub(crate) type Rejected = Diagnostic;
+
+pub(super) struct Tx {
+    pub(super) next: Snapshot,
+    pub(super) at: Option<Millis>,
+    changes: Vec<Change>,
+    notes: Vec<Diagnostic>,
+}
+
+impl Tx {
+    pub(super) fn new(base: &Snapshot, at: Option<Millis>) -> Self {
+        Self {
+            next: base.clone(),
+            at,
+            changes: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub(super) fn commit(self) -> Step {
+        Step {
+            snapshot: self.next,
+            changes: self.changes,
+            diagnostics: self.notes,
+        }
+    }
+
+    pub(super) fn change(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+
+    /// A finding that accompanies an applied (or harmlessly ignored) event.
+    pub(super) fn note(&mut self, diagnostic: Diagnostic) {
+        self.notes.push(diagnostic);
+    }
+
+    pub(super) fn next_seq(&mut self) -> u64 {
+        self.next.next_seq += 1;
+        self.next.next_seq
+    }
+
+    /// A session that exists and was not deleted.
+    pub(super) fn live_session(&self, id: &SessionId) -> Result<&Session, Rejected> {
+        match self.next.sessions.get(id) {
+            None => Err(Diagnostic::UnknownSession(id.clone())),
+            Some(s) if s.deleted => Err(Diagnostic::DeletedSession(id.clone())),
+            Some(s) => Ok(s),
+        }
+    }
+
+    /// A live session of the kind `event` applies to.
+    pub(super) fn live_session_of_kind(
+        &self,
+        id: &SessionId,
+        kind: SessionKind,
+        event: &'static str,
+    ) -> Result<&Session, Rejected> {
+        let session = self.live_session(id)?;
+        if session.kind != kind {
+            return Err(Diagnostic::WrongSessionKind {
+                event,
+                session: id.clone(),
+                expected: match kind {
+                    SessionKind::Root => "root",
+                    SessionKind::Child => "child",
+                },
+            });
+        }
+        Ok(session)
+    }
+
+    pub(super) fn session(&self, id: &SessionId) -> Option<&Session> {
+        self.next.sessions.get(id)
+    }
+
+    pub(super) fn turn(&self, id: &TurnId) -> Option<&Turn> {
+        self.next.turn(id)
+    }
+
+    pub(super) fn insert_session(&mut self, session: Session) {
+        self.next.sessions.insert(session.id.clone(), session);
+    }
+
+    /// Mutates a session in place (path-copying: the base snapshot is untouched).
+    pub(super) fn with_session<R>(
+        &mut self,
+        id: &SessionId,
+        f: impl FnOnce(&mut Session) -> R,
+    ) -> Option<R> {
+        self.next.sessions.get_mut(id).map(f)
+    }
+
+    /// Mutates a turn, then stores its derived phase and reports the phase change (or the
+    /// settlement). Returns `false` if the turn does not exist.
+    pub(super) fn update_turn(&mut self, id: &TurnId, f: impl FnOnce(&mut Turn)) -> bool {
+        let Some(index) = id
+            .ordinal()
+            .checked_sub(1)
+            .and_then(|i| usize::try_from(i).ok())
+        else {
+            return false;
+        };
+        let found = self
+            .with_session(id.session(), |session| {
+                let turn = session.turns.get_mut(index)?;
+                let before = turn.phase;
+                f(turn);
+                turn.phase = turn.derive_phase();
+                Some((turn.phase != before).then_some((turn.phase, turn.outcome)))
+            })
+            .flatten();
+        let Some(moved) = found else {
+            return false;
+        };
+        if let Some((phase, outcome)) = moved {
+            self.change(match outcome {
+                Some(outcome) => Change::TurnSettled {
+                    turn: id.clone(),
+                    outcome,
+                },
+                None => Change::TurnPhaseChanged {
+                    turn: id.clone(),
+                    phase,
+                },
+            });
+        }
+        true
+    }
+}

@@ -1,0 +1,171 @@
+//! The immutable snapshot of a session tree and its read API.
+//!
+//! Owns: the persistent indexes of the tree (sessions, interactions, aliases, cancel
+//! operations) and [`Snapshot::apply`], the pure fold step.
+//! Never: mutates in place. `apply` returns a new snapshot that shares every untouched
+//! node with `self`; `self` is unchanged, so keeping every intermediate snapshot costs
+//! O(log n) per event.
+
+use std::ops::Bound;
+
+use imbl::OrdMap;
+
+use super::change::Change;
+use super::diagnostic::Diagnostic;
+use super::event::Event;
+use super::model::{CancelOperation, Interaction, Millis, Session, SessionKind, Turn};
+use crate::ids::{Alias, RequestId, SessionId, TurnId};
+
+/// An immutable session tree. Cheap to clone (`O(1)`), cheap to keep.
+///
+/// # Embedding the reducer
+///
+/// ```
+/// use lineage_core::{Event, Outcome, Phase, Snapshot, TurnId};
+///
+/// let events: Vec<Event> = [
+///     r#"{"type":"root_session_created","session":"R"}"#,
+///     r#"{"type":"user_submitted","session":"R","text":"fix the build"}"#,
+///     r#"{"type":"root_provider_turn_started","session":"R"}"#,
+///     r#"{"type":"child_spawned","session":"A","parent_session":"R","tool_call":"call_1"}"#,
+///     r#"{"type":"root_provider_turn_completed","session":"R","outcome":"completed"}"#,
+/// ]
+/// .iter()
+/// .map(|line| serde_json::from_str(line).unwrap())
+/// .collect();
+///
+/// let mut snapshot = Snapshot::new();
+/// for event in &events {
+///     let step = snapshot.apply(event, None);
+///     assert!(step.diagnostics.is_empty());
+///     snapshot = step.snapshot;
+/// }
+/// let root_turn = TurnId::new("R".into(), 1);
+/// // The provider finished, but child A is still active: the root turn waits.
+/// assert_eq!(snapshot.turn(&root_turn).unwrap().phase, Phase::Waiting);
+///
+/// let before = snapshot.clone();
+/// let done: Event =
+///     serde_json::from_str(r#"{"type":"child_turn_completed","session":"A","outcome":"failed"}"#)
+///         .unwrap();
+/// let step = snapshot.apply(&done, Some(1_000));
+/// // The last child settled: the root settles with the retained provider outcome.
+/// // A failed child never fails its root.
+/// assert_eq!(step.snapshot.turn(&root_turn).unwrap().outcome, Some(Outcome::Completed));
+/// // Snapshots are persistent: the earlier one is unchanged.
+/// assert_eq!(before.turn(&root_turn).unwrap().phase, Phase::Waiting);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub(crate) sessions: OrdMap<SessionId, Session>,
+    pub(crate) interactions: OrdMap<(TurnId, RequestId), Interaction>,
+    /// (session, request) → the turn of the latest interaction with that request id.
+    pub(crate) requests: OrdMap<(SessionId, RequestId), TurnId>,
+    pub(crate) aliases: OrdMap<Alias, SessionId>,
+    pub(crate) cancels: OrdMap<TurnId, CancelOperation>,
+    pub(crate) next_seq: u64,
+}
+
+/// The result of applying one event.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The new snapshot (equal to the old one when the event was rejected).
+    pub snapshot: Snapshot,
+    /// What changed, in order: what an outbox would publish.
+    pub changes: Vec<Change>,
+    /// What was rejected, ignored or recorded only as history.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Snapshot {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Folds one event into the tree. Pure: the same snapshot and event always give the
+    /// same step. `at` (milliseconds, from the trace) only timestamps what changes.
+    pub fn apply(&self, event: &Event, at: Option<Millis>) -> Step {
+        super::reduce::apply(self, event, at)
+    }
+
+    /// The session with this id, deleted or not.
+    pub fn session(&self, id: &SessionId) -> Option<&Session> {
+        self.sessions.get(id)
+    }
+
+    /// Every session, ordered by id.
+    pub fn sessions(&self) -> impl Iterator<Item = &Session> {
+        self.sessions.values()
+    }
+
+    /// Every session in creation order (parents before their children).
+    pub fn sessions_in_creation_order(&self) -> Vec<&Session> {
+        let mut all: Vec<&Session> = self.sessions.values().collect();
+        all.sort_by_key(|s| s.seq);
+        all
+    }
+
+    /// Root sessions in creation order.
+    pub fn roots(&self) -> Vec<&Session> {
+        let mut roots: Vec<&Session> = self
+            .sessions
+            .values()
+            .filter(|s| s.kind == SessionKind::Root)
+            .collect();
+        roots.sort_by_key(|s| s.seq);
+        roots
+    }
+
+    /// The turn with this id.
+    pub fn turn(&self, id: &TurnId) -> Option<&Turn> {
+        self.sessions.get(id.session())?.turn(id.ordinal())
+    }
+
+    /// Every interaction that still exists, in creation order.
+    pub fn interactions(&self) -> Vec<&Interaction> {
+        let mut all: Vec<&Interaction> = self.interactions.values().collect();
+        all.sort_by_key(|i| i.seq);
+        all
+    }
+
+    /// The interaction owned by this (turn, request).
+    pub fn interaction(&self, turn: &TurnId, request: &RequestId) -> Option<&Interaction> {
+        self.interactions.get(&(turn.clone(), request.clone()))
+    }
+
+    /// The latest interaction with this request id on this session.
+    pub fn find_interaction(
+        &self,
+        session: &SessionId,
+        request: &RequestId,
+    ) -> Option<&Interaction> {
+        let turn = self.requests.get(&(session.clone(), request.clone()))?;
+        self.interaction(turn, request)
+    }
+
+    /// The interactions owned by one turn, in request-id order.
+    pub fn interactions_of(&self, turn: &TurnId) -> impl Iterator<Item = &Interaction> {
+        let start = (turn.clone(), RequestId::from(""));
+        let turn = turn.clone();
+        self.interactions
+            .range((Bound::Included(start), Bound::Unbounded))
+            .take_while(move |((t, _), _)| *t == turn)
+            .map(|(_, i)| i)
+    }
+
+    /// The session a provider handle is bound to.
+    pub fn resolve_alias(&self, alias: &Alias) -> Option<&SessionId> {
+        self.aliases.get(alias)
+    }
+
+    /// The prepared, not yet completed, cancel requested for this turn.
+    pub fn cancel_operation(&self, requested: &TurnId) -> Option<&CancelOperation> {
+        self.cancels.get(requested)
+    }
+
+    /// Every prepared cancel operation, by requested turn.
+    pub fn cancel_operations(&self) -> impl Iterator<Item = &CancelOperation> {
+        self.cancels.values()
+    }
+}

@@ -1,0 +1,1 @@
+//! Reference-model and property tests of the canonical reducer (see `tests/`).

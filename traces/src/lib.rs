@@ -1,0 +1,1 @@
+//! The trace corpus (`traces/<format>/*.jsonl`) and helpers to replay it in tests.
