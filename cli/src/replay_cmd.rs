@@ -3,9 +3,9 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 
+use lineage_core::Severity;
 use lineage_core::render;
 use lineage_core::replay::{Options, Replay, Replayer};
-use lineage_core::Severity;
 
 use crate::{Exit, OutputFormat, ReplayArgs};
 
@@ -27,16 +27,27 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
         }
         OutputFormat::Mermaid => {
             for f in &replay.findings {
-                eprintln!("{path}:{}: {}[{}]: {}", f.line, f.severity, f.rule, f.message);
+                eprintln!(
+                    "{path}:{}: {}[{}]: {}",
+                    f.line, f.severity, f.rule, f.message
+                );
             }
             render::mermaid(&replay)
         }
     };
     let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+    if stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
         return Exit::Usage;
     }
-    if replay.findings.iter().any(|f| f.severity == Severity::Error) {
+    if replay
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error)
+    {
         Exit::Findings
     } else {
         Exit::Clean
@@ -55,11 +66,16 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
     loop {
-        if options.until_line.is_some_and(|stop| replayer.line() >= stop) {
+        if options
+            .until_line
+            .is_some_and(|stop| replayer.line() >= stop)
+        {
             break;
         }
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(|e| e.to_string())?;
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| e.to_string())?;
         if n == 0 {
             break;
         }

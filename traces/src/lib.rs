@@ -1,1 +1,174 @@
-//! The trace corpus (`traces/<format>/*.jsonl`) and helpers to replay it in tests.
+//! The trace corpus (`traces/<format>/*.jsonl`) and the one helper that checks it.
+//!
+//! A corpus trace states what the seed demands of it in its header, written from the
+//! seed text rather than from the reducer's output:
+//!
+//! ```json
+//! {"lineage":"trace","format":"canonical","version":1,
+//!  "scenario":"…","seed":"003 <section>: <rule>",
+//!  "expectAt":{"5":{"turns":{"R#1":"waiting"}}},
+//!  "expect":{"turns":{"R#1":"settled:completed"},"parents":{"A":"R#1"},
+//!            "interactions":{"A#1/0":"pending"},"deleted":["A"],"absent":["C"],
+//!            "findings":["7:spawn-after-cancel"]}}
+//! ```
+//!
+//! [`check_trace`] replays the file and compares every expectation, after the stated lines
+//! and at the end; `findings` must match exactly. Every applied step is also checked
+//! against `check_invariants(Full)`.
+
+// `serde_json::Value` indexing returns `Null` for a missing key; it never panics.
+#![allow(clippy::indexing_slicing)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use lineage_core::replay::{self, Options, Replay};
+use lineage_core::{Level, SessionId, Snapshot, TurnId};
+use serde_json::Value;
+
+/// Every `*.jsonl` file of `traces/<dir>`, sorted.
+pub fn corpus(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The result of checking one trace: the replay, and every unmet expectation.
+#[derive(Debug)]
+pub struct Checked {
+    /// The full replay.
+    pub replay: Replay,
+    /// Unmet expectations, as readable lines (empty when the trace passes).
+    pub failures: Vec<String>,
+}
+
+/// Replays `path` and checks the expectations in its header. `Err` when the file cannot
+/// be read or replayed at all.
+pub fn check_trace(path: &Path) -> Result<Checked, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header: Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
+    let mut failures = Vec::new();
+    let mut snapshots: BTreeMap<usize, Snapshot> = BTreeMap::new();
+    let wanted_lines: Vec<usize> = header["expectAt"]
+        .as_object()
+        .map(|m| m.keys().filter_map(|k| k.parse().ok()).collect())
+        .unwrap_or_default();
+    let replay = replay::replay_with(&text, &Options::default(), |line, event, step| {
+        if let Err(v) = step.snapshot.check_invariants(Level::Full) {
+            failures.push(format!(
+                "line {line}: invariant broken after {}: {v}",
+                event.name()
+            ));
+        }
+        if wanted_lines.contains(&line) {
+            snapshots.insert(line, step.snapshot.clone());
+        }
+    });
+    let replay = replay.map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(at) = header["expectAt"].as_object() {
+        for (line, expect) in at {
+            let n: usize = line.parse().unwrap_or(0);
+            match snapshots.get(&n) {
+                Some(s) => compare(s, expect, &format!("after line {n}"), &mut failures),
+                None => failures.push(format!("expectAt {line}: no event applied on that line")),
+            }
+        }
+    }
+    compare(
+        &replay.snapshot,
+        &header["expect"],
+        "at the end",
+        &mut failures,
+    );
+    if let Some(want) = header["expect"]["findings"].as_array() {
+        let want: Vec<String> = want
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect();
+        let got: Vec<String> = replay
+            .findings
+            .iter()
+            .map(|f| format!("{}:{}", f.line, f.rule))
+            .collect();
+        if want != got {
+            failures.push(format!("findings: expected {want:?}, got {got:?}"));
+        }
+    }
+    Ok(Checked { replay, failures })
+}
+
+/// `"phase"` for an active turn, `"settled:<outcome>"` for a settled one.
+pub fn turn_state(snapshot: &Snapshot, id: &TurnId) -> String {
+    match snapshot.turn(id) {
+        None => "absent".into(),
+        Some(t) => match t.outcome {
+            Some(o) => format!("settled:{o}"),
+            None => t.phase.to_string(),
+        },
+    }
+}
+
+fn compare(snapshot: &Snapshot, expect: &Value, when: &str, failures: &mut Vec<String>) {
+    let mut fail = |what: String| failures.push(format!("{when}: {what}"));
+    for (turn, want) in expect["turns"].as_object().into_iter().flatten() {
+        let Ok(id) = turn.parse::<TurnId>() else {
+            fail(format!("bad turn id {turn}"));
+            continue;
+        };
+        let got = turn_state(snapshot, &id);
+        if Some(got.as_str()) != want.as_str() {
+            fail(format!("turn {turn}: expected {want}, got {got}"));
+        }
+    }
+    for (child, want) in expect["parents"].as_object().into_iter().flatten() {
+        let got = snapshot
+            .session(&SessionId::from(child.as_str()))
+            .and_then(|s| s.relation.as_ref())
+            .map(|r| r.parent_turn.to_string());
+        if got.as_deref() != want.as_str() {
+            fail(format!("parent of {child}: expected {want}, got {got:?}"));
+        }
+    }
+    for (key, want) in expect["interactions"].as_object().into_iter().flatten() {
+        let got = key.rsplit_once('/').and_then(|(turn, request)| {
+            let turn: TurnId = turn.parse().ok()?;
+            snapshot
+                .interaction(&turn, &request.into())
+                .map(|i| i.status.to_string())
+        });
+        if got.as_deref() != want.as_str() {
+            fail(format!("interaction {key}: expected {want}, got {got:?}"));
+        }
+    }
+    for id in expect["deleted"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !snapshot.session(&id.into()).is_some_and(|s| s.deleted) {
+            fail(format!("session {id} should be deleted"));
+        }
+    }
+    for id in expect["absent"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if snapshot.session(&id.into()).is_some() {
+            fail(format!("session {id} should not exist"));
+        }
+    }
+}

@@ -8,7 +8,9 @@
 use serde::Serialize;
 
 use crate::replay::Replay;
-use crate::tree::{Interaction, Outcome, Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn};
+use crate::tree::{
+    Interaction, Outcome, Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn,
+};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

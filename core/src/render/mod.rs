@@ -19,7 +19,11 @@ fn children_of<'a>(snapshot: &'a Snapshot, owner: &'a Session, turn: &'a Turn) -
         .children
         .iter()
         .filter_map(|c| snapshot.session(c))
-        .filter(|c| c.relation.as_ref().is_some_and(|r| r.parent_turn == turn.id))
+        .filter(|c| {
+            c.relation
+                .as_ref()
+                .is_some_and(|r| r.parent_turn == turn.id)
+        })
         .collect()
 }
 

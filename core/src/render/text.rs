@@ -27,7 +27,11 @@ pub fn tree(replay: &Replay) -> String {
     if !replay.findings.is_empty() {
         out.push_str("\nfindings:\n");
         for f in &replay.findings {
-            let _ = writeln!(out, "  line {}: {}[{}]: {}", f.line, f.severity, f.rule, f.message);
+            let _ = writeln!(
+                out,
+                "  line {}: {}[{}]: {}",
+                f.line, f.severity, f.rule, f.message
+            );
         }
     }
     out
@@ -42,10 +46,15 @@ fn session(snapshot: &Snapshot, s: &Session, indent: &str, branch: Option<bool>,
             format!("{indent}{}", if last { "   " } else { "│  " }),
         ),
     };
-    let _ = write!(out, "{lead}{} · {}", s.id, match s.kind {
-        SessionKind::Root => "root",
-        SessionKind::Child => "child",
-    });
+    let _ = write!(
+        out,
+        "{lead}{} · {}",
+        s.id,
+        match s.kind {
+            SessionKind::Root => "root",
+            SessionKind::Child => "child",
+        }
+    );
     if let Some(call) = s.relation.as_ref().and_then(|r| r.tool_call.as_ref()) {
         let _ = write!(out, " via {call}");
     }
@@ -62,12 +71,31 @@ fn session(snapshot: &Snapshot, s: &Session, indent: &str, branch: Option<bool>,
         turn(snapshot, s, t, &child_indent, i + 1 == count, out);
     }
     for (i, c) in orphans.iter().enumerate() {
-        session(snapshot, c, &child_indent, Some(s.turns.len() + i + 1 == count), out);
+        session(
+            snapshot,
+            c,
+            &child_indent,
+            Some(s.turns.len() + i + 1 == count),
+            out,
+        );
     }
 }
 
-fn turn(snapshot: &Snapshot, owner: &Session, t: &Turn, indent: &str, last: bool, out: &mut String) {
-    let _ = write!(out, "{indent}{}{} · {}", if last { "└─ " } else { "├─ " }, t.id, t.phase);
+fn turn(
+    snapshot: &Snapshot,
+    owner: &Session,
+    t: &Turn,
+    indent: &str,
+    last: bool,
+    out: &mut String,
+) {
+    let _ = write!(
+        out,
+        "{indent}{}{} · {}",
+        if last { "└─ " } else { "├─ " },
+        t.id,
+        t.phase
+    );
     if let Some(outcome) = t.outcome {
         let _ = write!(out, " · {outcome}");
     }
@@ -85,7 +113,11 @@ fn turn(snapshot: &Snapshot, owner: &Session, t: &Turn, indent: &str, last: bool
             let _ = write!(out, " ({} provider turns)", gate.provider.turns);
         }
         if t.phase != Phase::Settled && !gate.active_descendants.is_empty() {
-            let _ = write!(out, " · {} active child turn(s)", gate.active_descendants.len());
+            let _ = write!(
+                out,
+                " · {} active child turn(s)",
+                gate.active_descendants.len()
+            );
         }
     }
     if let Some(mark) = &t.cancel {
@@ -93,7 +125,11 @@ fn turn(snapshot: &Snapshot, owner: &Session, t: &Turn, indent: &str, last: bool
             out,
             " · cancel {}{}",
             mark.operation,
-            if mark.acknowledged { " acknowledged" } else { "" }
+            if mark.acknowledged {
+                " acknowledged"
+            } else {
+                ""
+            }
         );
     }
     if let Some(late) = t.late_terminal {

@@ -56,7 +56,9 @@ impl fmt::Display for Format {
 
 /// The name is not one of `acp`, `codex-app-server`, `claude-sdk`, `canonical`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown trace format `{0}` (expected one of: acp, codex-app-server, claude-sdk, canonical)")]
+#[error(
+    "unknown trace format `{0}` (expected one of: acp, codex-app-server, claude-sdk, canonical)"
+)]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
@@ -139,7 +141,10 @@ pub fn detect_format(text: &str) -> Option<Format> {
                 "agent" | "transport" => Some(Format::Acp),
                 "client" => {
                     let message = obj.get("message")?;
-                    let first = message.as_array().and_then(|a| a.first()).unwrap_or(message);
+                    let first = message
+                        .as_array()
+                        .and_then(|a| a.first())
+                        .unwrap_or(message);
                     Some(if first.get("jsonrpc").is_some() {
                         Format::Acp
                     } else {
@@ -170,7 +175,8 @@ pub struct CanonicalRecord {
 /// assert!(parse_canonical(r#"{"event":{"type":"no_such_event"}}"#).is_err());
 /// ```
 pub fn parse_canonical(line: &str) -> Result<CanonicalRecord, RecordError> {
-    let value: Value = serde_json::from_str(line).map_err(|e| RecordError::NotJson(in_record(&e)))?;
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| RecordError::NotJson(in_record(&e)))?;
     CanonicalRecord::deserialize(&value).map_err(|e| RecordError::Invalid {
         format: Format::Canonical,
         reason: e.to_string(),
@@ -198,7 +204,7 @@ fn deserialize_at<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Milli
     }
     match n.as_f64() {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(f) if f.is_finite() && f >= 0.0 && f < 1.8e19 => Ok(Some(f as u64)),
+        Some(f) if (0.0..1.8e19).contains(&f) => Ok(Some(f as u64)),
         _ => Err(serde::de::Error::custom(format!(
             "`at` must be a non-negative number of milliseconds, got {n}"
         ))),
@@ -211,13 +217,19 @@ mod tests {
 
     #[test]
     fn header_is_recognised_and_format_parsed() {
-        let h = parse_header(r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"T"}"#)
-            .unwrap()
-            .unwrap();
+        let h = parse_header(
+            r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"T"}"#,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(h.format, Format::CodexAppServer);
         assert_eq!(h.fields["rootThreadId"], "T");
         assert!(parse_header(r#"{"event":{}}"#).is_none());
-        assert!(parse_header(r#"{"lineage":"trace","format":"nope"}"#).unwrap().is_err());
+        assert!(
+            parse_header(r#"{"lineage":"trace","format":"nope"}"#)
+                .unwrap()
+                .is_err()
+        );
     }
 
     #[test]
@@ -228,10 +240,15 @@ mod tests {
             Some(Format::CodexAppServer)
         );
         assert_eq!(
-            detect_format(r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize"}}"#),
+            detect_format(
+                r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize"}}"#
+            ),
             Some(Format::Acp)
         );
-        assert_eq!(detect_format(r#"{"from":"cli","message":{}}"#), Some(Format::ClaudeSdk));
+        assert_eq!(
+            detect_format(r#"{"from":"cli","message":{}}"#),
+            Some(Format::ClaudeSdk)
+        );
         assert_eq!(detect_format("not json\n{}"), None);
     }
 

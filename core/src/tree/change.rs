@@ -6,9 +6,7 @@
 
 use serde::Serialize;
 
-use super::model::{
-    InteractionStatus, Outcome, Phase, ProviderPhase, SessionKind, ToolStatus,
-};
+use super::model::{InteractionStatus, Outcome, Phase, ProviderPhase, SessionKind, ToolStatus};
 use crate::ids::{Alias, CallId, RequestId, SessionId, TurnId};
 
 /// One change caused by an event.

@@ -122,11 +122,15 @@ pub enum Diagnostic {
     #[error("root provider turn on `{0}` has no active root turn to join; it opens none")]
     UnownedProviderTurn(SessionId),
     /// A root provider turn while the root turn's cancel is prepared: not adopted.
-    #[error("root provider turn on `{0}` started while its root turn is being cancelled; not adopted")]
+    #[error(
+        "root provider turn on `{0}` started while its root turn is being cancelled; not adopted"
+    )]
     ProviderTurnDuringCancel(SessionId),
     /// A provider terminal for a root turn that has already settled, kept only in the
     /// provider lifecycle fields.
-    #[error("root provider terminal for settled turn `{0}` recorded in its provider lifecycle only")]
+    #[error(
+        "root provider terminal for settled turn `{0}` recorded in its provider lifecycle only"
+    )]
     LateProviderTerminal(TurnId),
     /// A provider terminal with no provider turn to end.
     #[error("root provider terminal on `{0}` matches no provider turn; ignored")]

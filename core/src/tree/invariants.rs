@@ -67,7 +67,11 @@ impl Snapshot {
             }
             if let Some(rel) = &s.relation {
                 let parent = self.sessions.get(&rel.parent_session);
-                ensure!(parent.is_some(), "child {id}: parent {} missing", rel.parent_session);
+                ensure!(
+                    parent.is_some(),
+                    "child {id}: parent {} missing",
+                    rel.parent_session
+                );
                 ensure!(
                     rel.parent_turn.session() == &rel.parent_session,
                     "child {id}: parent turn {} not of parent session",
@@ -88,7 +92,10 @@ impl Snapshot {
                     "child {id}: root {} is not a root session",
                     rel.root_session
                 );
-                ensure!(!s.turns.is_empty() || s.deleted, "live child {id} has no turn");
+                ensure!(
+                    !s.turns.is_empty() || s.deleted,
+                    "live child {id} has no turn"
+                );
             }
             for (i, t) in s.turns.iter().enumerate() {
                 let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -97,9 +104,19 @@ impl Snapshot {
                     "turn {} at position {n} of {id}",
                     t.id
                 );
-                ensure!(t.phase == t.derive_phase(), "turn {}: stored phase {} ≠ derived {}", t.id, t.phase, t.derive_phase());
+                ensure!(
+                    t.phase == t.derive_phase(),
+                    "turn {}: stored phase {} ≠ derived {}",
+                    t.id,
+                    t.phase,
+                    t.derive_phase()
+                );
                 if i + 1 < s.turns.len() {
-                    ensure!(!t.is_active(), "turn {} is active but not the last turn of {id}", t.id);
+                    ensure!(
+                        !t.is_active(),
+                        "turn {} is active but not the last turn of {id}",
+                        t.id
+                    );
                 }
                 ensure!(
                     (s.kind == SessionKind::Root) == t.gate.is_some(),
@@ -107,11 +124,16 @@ impl Snapshot {
                     t.id
                 );
                 if !t.is_active() {
-                    ensure!(t.pending_interactions == 0, "settled turn {} has pending interactions", t.id);
+                    ensure!(
+                        t.pending_interactions == 0,
+                        "settled turn {} has pending interactions",
+                        t.id
+                    );
                 }
                 if let Some(gate) = &t.gate {
                     ensure!(
-                        gate.provider.outcome.is_some() == (gate.provider.phase == ProviderPhase::Completed),
+                        gate.provider.outcome.is_some()
+                            == (gate.provider.phase == ProviderPhase::Completed),
                         "turn {}: provider outcome retained exactly when the provider turn completed",
                         t.id
                     );
@@ -125,13 +147,19 @@ impl Snapshot {
                     }
                 }
                 if let Some(late) = t.late_terminal {
-                    ensure!(!t.is_active(), "active turn {} has a late terminal {late}", t.id);
+                    ensure!(
+                        !t.is_active(),
+                        "active turn {} has a late terminal {late}",
+                        t.id
+                    );
                 }
             }
         }
         for (alias, owner) in &self.aliases {
             ensure!(
-                self.sessions.get(owner).is_some_and(|s| s.aliases.contains(alias)),
+                self.sessions
+                    .get(owner)
+                    .is_some_and(|s| s.aliases.contains(alias)),
                 "alias {alias} names {owner}, which does not list it"
             );
         }
@@ -140,9 +168,15 @@ impl Snapshot {
 
     fn check_interactions(&self) -> Result<(), InvariantViolation> {
         for ((turn_id, request), i) in &self.interactions {
-            ensure!(i.turn == *turn_id && i.request == *request, "interaction key mismatch");
+            ensure!(
+                i.turn == *turn_id && i.request == *request,
+                "interaction key mismatch"
+            );
             let turn = self.turn(turn_id);
-            ensure!(turn.is_some(), "interaction {request} owned by missing turn {turn_id}");
+            ensure!(
+                turn.is_some(),
+                "interaction {request} owned by missing turn {turn_id}"
+            );
             if i.status == InteractionStatus::Pending {
                 ensure!(
                     turn.is_some_and(|t| t.is_active()),
@@ -152,13 +186,23 @@ impl Snapshot {
         }
         for ((session, request), turn) in &self.requests {
             ensure!(
-                turn.session() == session && self.interactions.contains_key(&(turn.clone(), request.clone())),
+                turn.session() == session
+                    && self
+                        .interactions
+                        .contains_key(&(turn.clone(), request.clone())),
                 "request index {session}/{request} → {turn} dangles"
             );
         }
         for (key, op) in &self.cancels {
-            ensure!(op.requested == *key, "cancel keyed {key} requested {}", op.requested);
-            ensure!(op.targets.front() == Some(key), "cancel {key}: requested turn is not the first target");
+            ensure!(
+                op.requested == *key,
+                "cancel keyed {key} requested {}",
+                op.requested
+            );
+            ensure!(
+                op.targets.front() == Some(key),
+                "cancel {key}: requested turn is not the first target"
+            );
             for target in &op.targets {
                 if let Some(t) = self.turn(target).filter(|t| t.is_active()) {
                     ensure!(
@@ -178,7 +222,10 @@ impl Snapshot {
         let mut pending: BTreeMap<TurnId, u32> = BTreeMap::new();
         for s in self.sessions.values() {
             if let (Some(rel), Some(active)) = (&s.relation, s.active_turn()) {
-                expected.entry(rel.root_turn.clone()).or_default().insert(active.id.clone());
+                expected
+                    .entry(rel.root_turn.clone())
+                    .or_default()
+                    .insert(active.id.clone());
                 // Nothing is active under a settled or missing root turn.
                 ensure!(
                     self.turn(&rel.root_turn).is_some_and(|r| r.is_active()),
@@ -191,10 +238,20 @@ impl Snapshot {
                 let mut cursor: Option<&SessionId> = Some(&rel.parent_session);
                 let mut depth = 0usize;
                 while let Some(p) = cursor {
-                    let Some(ps) = self.sessions.get(p) else { break };
-                    ensure!(!ps.deleted, "live child {} under deleted ancestor {p}", s.id);
+                    let Some(ps) = self.sessions.get(p) else {
+                        break;
+                    };
+                    ensure!(
+                        !ps.deleted,
+                        "live child {} under deleted ancestor {p}",
+                        s.id
+                    );
                     depth += 1;
-                    ensure!(depth <= self.sessions.len(), "parent chain of {} has a cycle", s.id);
+                    ensure!(
+                        depth <= self.sessions.len(),
+                        "parent chain of {} has a cycle",
+                        s.id
+                    );
                     cursor = ps.relation.as_ref().map(|r| &r.parent_session);
                 }
             }
@@ -226,7 +283,8 @@ impl Snapshot {
                     t.pending_interactions
                 );
                 if let Some(gate) = &t.gate {
-                    let stored: BTreeSet<TurnId> = gate.active_descendants.iter().cloned().collect();
+                    let stored: BTreeSet<TurnId> =
+                        gate.active_descendants.iter().cloned().collect();
                     let want = expected.remove(&t.id).unwrap_or_default();
                     ensure!(
                         stored == want,
@@ -245,7 +303,10 @@ impl Snapshot {
                 );
             }
         }
-        ensure!(expected.is_empty(), "active child turns under unknown root turns: {expected:?}");
+        ensure!(
+            expected.is_empty(),
+            "active child turns under unknown root turns: {expected:?}"
+        );
         Ok(())
     }
 }

@@ -17,8 +17,8 @@ pub use diagnostic::{Diagnostic, Severity};
 pub use event::Event;
 pub use invariants::{InvariantViolation, Level};
 pub use model::{
-    CancelMark, CancelOperation, CreatorRelation, Interaction, InteractionKind,
-    InteractionStatus, Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role,
-    RootGate, Session, SessionKind, ToolCall, ToolStatus, Turn,
+    CancelMark, CancelOperation, CreatorRelation, Interaction, InteractionKind, InteractionStatus,
+    Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role, RootGate, Session,
+    SessionKind, ToolCall, ToolStatus, Turn,
 };
 pub use snapshot::{Snapshot, Step};

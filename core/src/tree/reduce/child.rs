@@ -135,7 +135,9 @@ fn respawn(
     };
     let same_edge = rel.parent_session == *s.parent
         && (s.parent_turn.is_none() || rel.parent_turn == *parent_turn)
-        && (s.tool_call.is_none() || rel.tool_call.is_none() || rel.tool_call.as_ref() == s.tool_call);
+        && (s.tool_call.is_none()
+            || rel.tool_call.is_none()
+            || rel.tool_call.as_ref() == s.tool_call);
     if !same_edge {
         return Err(Diagnostic::ReparentRejected {
             child: s.child.clone(),

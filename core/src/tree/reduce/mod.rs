@@ -38,7 +38,10 @@ pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step 
         },
     };
     #[cfg(debug_assertions)]
-    if let Err(violation) = step.snapshot.check_invariants(super::invariants::Level::Full) {
+    if let Err(violation) = step
+        .snapshot
+        .check_invariants(super::invariants::Level::Full)
+    {
         // A broken invariant is a bug in this reducer, never a property of the input.
         #[allow(clippy::panic)]
         {
@@ -153,3 +156,6 @@ fn dispatch(tx: &mut Tx, event: &Event) -> Result<(), Rejected> {
         Event::SessionDeleted { session } => delete::delete_subtree(tx, session),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -159,8 +159,7 @@ pub(super) fn provider_turn_completed(
     outcome: Outcome,
     error: Option<&str>,
 ) -> Result<(), Rejected> {
-    let session =
-        tx.live_session_of_kind(id, SessionKind::Root, "root_provider_turn_completed")?;
+    let session = tx.live_session_of_kind(id, SessionKind::Root, "root_provider_turn_completed")?;
     let Some(turn) = session.last_turn() else {
         return Err(Diagnostic::UnmatchedProviderTerminal(id.clone()));
     };
@@ -169,9 +168,11 @@ pub(super) fn provider_turn_completed(
     };
     let turn_id = turn.id.clone();
     let running = gate.provider.phase == ProviderPhase::Running;
-    if let (Some(named), Some(current), true) =
-        (provider_turn, gate.provider.provider_turn.as_deref(), running)
-        && named != current
+    if let (Some(named), Some(current), true) = (
+        provider_turn,
+        gate.provider.provider_turn.as_deref(),
+        running,
+    ) && named != current
     {
         return Err(Diagnostic::UnmatchedProviderTerminal(id.clone()));
     }
