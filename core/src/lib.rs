@@ -51,3 +51,8 @@ pub use tree::{
     Change, Diagnostic, Event, InteractionKind, InteractionStatus, Level, Millis, Outcome, Phase,
     ProviderPhase, Role, Session, SessionKind, Severity, Snapshot, Step, ToolStatus, Turn,
 };
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,188 @@
+//! End-to-end tests of `lineage replay`: exit codes, formats, `--at`, located findings.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn lineage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .output()
+        .expect("the lineage binary runs")
+}
+
+fn write_trace(name: &str, body: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lineage-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+const CLEAN: &str = r#"{"lineage":"trace","format":"canonical","version":1}
+{"event":{"type":"root_session_created","session":"R"},"at":1}
+{"event":{"type":"user_submitted","session":"R","text":"go"},"at":2}
+{"event":{"type":"root_provider_turn_started","session":"R"},"at":3}
+{"event":{"type":"child_spawned","session":"A","parent_session":"R","tool_call":"call_1"},"at":4}
+{"event":{"type":"root_provider_turn_completed","session":"R","outcome":"completed"},"at":5}
+{"event":{"type":"child_turn_completed","session":"A","outcome":"failed"},"at":6}
+"#;
+
+#[test]
+fn clean_trace_exits_zero_and_prints_the_tree() {
+    let path = write_trace("clean.jsonl", CLEAN);
+    let out = lineage(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("R#1 · settled · completed"), "{text}");
+    assert!(text.contains("A#1 · settled · failed"), "{text}");
+}
+
+#[test]
+fn json_format_follows_the_contract() {
+    let path = write_trace("json.jsonl", CLEAN);
+    let out = lineage(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "canonical");
+    let a = &v["sessions"][1];
+    assert_eq!(a["id"], "A");
+    assert_eq!(a["kind"], "child");
+    assert_eq!(
+        a["parent"],
+        serde_json::json!({"session":"R","turn":"R#1","toolCall":"call_1"})
+    );
+    assert_eq!(a["root"], serde_json::json!({"session":"R","turn":"R#1"}));
+    assert_eq!(a["deleted"], false);
+    assert_eq!(a["turns"][0]["id"], "A#1");
+    assert_eq!(a["turns"][0]["outcome"], "failed");
+    assert_eq!(v["sessions"][0]["turns"][0]["phase"], "settled");
+    assert!(v["interactions"].as_array().unwrap().is_empty());
+    assert!(v["diagnostics"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn at_shows_the_snapshot_after_that_physical_line() {
+    let path = write_trace("at.jsonl", CLEAN);
+    let out = lineage(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--at",
+        "6",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sessions"][0]["turns"][0]["phase"], "waiting");
+    let out = lineage(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--at",
+        "1",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["sessions"].as_array().unwrap().is_empty(),
+        "line 1 is the header"
+    );
+}
+
+#[test]
+fn malformed_lines_are_located_findings_and_processing_goes_on() {
+    let body = CLEAN.replace(
+        "{\"event\":{\"type\":\"root_provider_turn_started\",\"session\":\"R\"},\"at\":3}",
+        "{\"event\":{\"type\":\"root_provider_turn_started\",\"session\":\"R\"},\"at\":3}\n\nnot json\n{\"event\":{\"type\":\"warp\"}}",
+    );
+    let path = write_trace("malformed.jsonl", &body);
+    let out = lineage(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "error-level findings exit 1");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = v["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 2);
+    assert_eq!(
+        (d[0]["rule"].as_str(), d[0]["line"].as_u64()),
+        (Some("malformed-record"), Some(6))
+    );
+    assert_eq!(
+        (d[1]["rule"].as_str(), d[1]["line"].as_u64()),
+        (Some("malformed-record"), Some(7))
+    );
+    assert_eq!(
+        v["sessions"][1]["turns"][0]["outcome"], "failed",
+        "later lines still applied"
+    );
+}
+
+#[test]
+fn warnings_alone_exit_zero() {
+    let body = format!(
+        "{CLEAN}{}\n",
+        r#"{"event":{"type":"message","session":"R","text":"late"}}"#
+    );
+    let path = write_trace("warn.jsonl", &body);
+    let out = lineage(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("line 8: warning[late-root-output]")
+    );
+}
+
+#[test]
+fn unreadable_paths_and_usage_errors_exit_two() {
+    assert_eq!(
+        lineage(&["replay", "/no/such/trace.jsonl"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(lineage(&["replay"]).status.code(), Some(2));
+    let path = write_trace("fmt.jsonl", CLEAN);
+    assert_eq!(
+        lineage(&["replay", path.to_str().unwrap(), "--format", "xml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        lineage(&["replay", path.to_str().unwrap(), "--input-format", "nope"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let unknown = write_trace("unknown.jsonl", "{\"hello\":1}\n");
+    assert_eq!(
+        lineage(&["replay", unknown.to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn headerless_canonical_traces_are_detected_and_input_format_is_honoured() {
+    let body: String = CLEAN.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let path = write_trace("noheader.jsonl", &body);
+    let out = lineage(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = lineage(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--input-format",
+        "canonical",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "canonical");
+}
+
+#[test]
+fn mermaid_output_is_a_flowchart() {
+    let path = write_trace("mermaid.jsonl", CLEAN);
+    let out = lineage(&["replay", path.to_str().unwrap(), "--format", "mermaid"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("flowchart TD\n"));
+    assert!(text.contains("-->|\"call_1\"|"), "{text}");
+}
