@@ -40,6 +40,8 @@
     )
 )]
 
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 mod ids;
 pub mod render;
 pub mod replay;

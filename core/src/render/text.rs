@@ -120,7 +120,7 @@ fn turn(
             );
         }
     }
-    if let Some(mark) = &t.cancel {
+    if let Some(mark) = t.cancel.as_ref().filter(|_| t.is_active()) {
         let _ = write!(
             out,
             " · cancel {}{}",

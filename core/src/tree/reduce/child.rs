@@ -133,8 +133,11 @@ fn respawn(
     let Some(rel) = existing.relation.as_ref() else {
         return Err(Diagnostic::SessionKindConflict(s.child.clone()));
     };
+    // The same edge: same parent session and turn (an omitted `parent_turn` means the
+    // parent's current turn, so a report under a later turn is a reuse by another parent
+    // turn, which the seed forbids), and no conflicting tool call.
     let same_edge = rel.parent_session == *s.parent
-        && (s.parent_turn.is_none() || rel.parent_turn == *parent_turn)
+        && rel.parent_turn == *parent_turn
         && (s.tool_call.is_none()
             || rel.tool_call.is_none()
             || rel.tool_call.as_ref() == s.tool_call);

@@ -185,8 +185,12 @@ pub(super) fn provider_turn_completed(
         }
         return Ok(());
     }
-    if gate.provider.phase == ProviderPhase::Completed && gate.provider.outcome == Some(outcome) {
-        return Ok(()); // the same terminal reported twice
+    match gate.provider.phase {
+        // No provider turn was seen for this root turn: the terminal cannot be this turn's
+        // (it may be a stale terminal of the previous root turn's provider turn).
+        ProviderPhase::Idle => return Err(Diagnostic::UnmatchedProviderTerminal(id.clone())),
+        ProviderPhase::Completed if gate.provider.outcome == Some(outcome) => return Ok(()),
+        ProviderPhase::Completed | ProviderPhase::Running => {}
     }
     let in_cancel = turn.cancel.is_some();
     let error = match outcome {
@@ -207,9 +211,6 @@ fn record_provider_terminal(
     let active = tx.turn(turn_id).is_some_and(|t| t.is_active());
     tx.update_turn(turn_id, |t| {
         if let Some(gate) = t.gate.as_mut() {
-            if gate.provider.phase == ProviderPhase::Idle {
-                gate.provider.turns = gate.provider.turns.saturating_add(1);
-            }
             gate.provider.phase = ProviderPhase::Completed;
             gate.provider.outcome = Some(outcome);
         }
