@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use lineage_core::trace::Format;
 
+mod acp_replay;
 mod replay_cmd;
 
 /// Fold logs of agent events into immutable snapshots of a session tree.

@@ -6,11 +6,20 @@ use std::io::{BufRead, BufReader, Write};
 use lineage_core::Severity;
 use lineage_core::render;
 use lineage_core::replay::{Options, Replay, Replayer};
+use lineage_core::trace::{self, Format};
 
 use crate::{Exit, OutputFormat, ReplayArgs};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let path = args.trace.display().to_string();
+    match sniff_format(args) {
+        Err(message) => {
+            eprintln!("error: {path}: {message}");
+            return Exit::Usage;
+        }
+        Ok(Some(Format::Acp)) => return crate::acp_replay::run(args),
+        Ok(_) => {}
+    }
     let replay = match read(args) {
         Ok(replay) => replay,
         Err(message) => {
@@ -83,4 +92,23 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
         replayer.push_line(&line).map_err(|e| e.to_string())?;
     }
     replayer.finish().map_err(|e| e.to_string())
+}
+
+/// The trace's format as the replay will resolve it: the header's, else `--input-format`,
+/// else what the first records look like. `None` when nothing tells.
+pub(crate) fn sniff_format(args: &ReplayArgs) -> Result<Option<Format>, String> {
+    let file = File::open(&args.trace).map_err(|e| e.to_string())?;
+    let mut head = String::new();
+    for line in BufReader::new(file).lines().take(50) {
+        let line = line.unwrap_or_default();
+        if head.trim().is_empty()
+            && !line.trim().is_empty()
+            && let Some(Ok(header)) = trace::parse_header(line.trim())
+        {
+            return Ok(Some(header.format));
+        }
+        head.push_str(&line);
+        head.push('\n');
+    }
+    Ok(args.input_format.or_else(|| trace::detect_format(&head)))
 }

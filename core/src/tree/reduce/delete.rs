@@ -57,10 +57,10 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
             });
             gates.insert(rel.root_turn.clone());
         }
-        if let Some(mark) = &active.cancel {
-            if let Some(op) = tx.next.cancels.get_mut(&mark.operation) {
-                op.targets.retain(|t| *t != active_id);
-            }
+        if let Some(mark) = &active.cancel
+            && let Some(op) = tx.next.cancels.get_mut(&mark.operation)
+        {
+            op.targets.retain(|t| *t != active_id);
         }
     }
     for turn in session.turns.iter() {
