@@ -60,7 +60,7 @@ pub fn events(data: &[u8]) {
 /// detection), checking invariants of the result. Must never panic.
 pub fn trace_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    for format in [None, Some(Format::Canonical)] {
+    for format in [None, Some(Format::Canonical), Some(Format::CodexAppServer)] {
         let options = Options {
             format,
             until_line: None,

@@ -43,6 +43,7 @@
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod ids;
+pub mod providers;
 pub mod render;
 pub mod replay;
 pub mod trace;

@@ -6,6 +6,7 @@
 //! Never: reads files or stops at a bad line; every line read is either applied or
 //! reported.
 
+use crate::providers::{self, Sink, codex::CodexAdapter};
 use crate::trace::{self, Format, Header, RecordError};
 use crate::tree::{Diagnostic, Event, Severity, Snapshot, Step};
 
@@ -33,7 +34,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn from_diagnostic(line: usize, d: &Diagnostic) -> Self {
+    pub(crate) fn from_diagnostic(line: usize, d: &Diagnostic) -> Self {
         Self {
             line,
             rule: d.code(),
@@ -93,6 +94,7 @@ pub struct Replay {
 pub struct Replayer {
     fallback: Option<Format>,
     format: Option<Format>,
+    pipeline: Option<Pipeline>,
     header: Option<Header>,
     snapshot: Snapshot,
     findings: Vec<Finding>,
@@ -106,6 +108,7 @@ impl Replayer {
         Self {
             fallback: options.format,
             format: None,
+            pipeline: None,
             header: None,
             snapshot: Snapshot::new(),
             findings: Vec::new(),
@@ -147,23 +150,43 @@ impl Replayer {
             }
             return Ok(());
         }
-        let format = self.resolve_format(text)?;
-        match format {
-            Format::Canonical => match trace::parse_canonical(text) {
+        self.resolve_format(text)?;
+        let Self {
+            pipeline,
+            snapshot,
+            findings,
+            line,
+            ..
+        } = self;
+        let line = *line;
+        match pipeline {
+            None => {}
+            Some(Pipeline::Canonical) => match trace::parse_canonical(text) {
                 Ok(record) => {
-                    let step = self.snapshot.apply(&record.event, record.at);
-                    on_step(self.line, &record.event, &step);
-                    let line = self.line;
-                    self.findings.extend(
+                    let step = snapshot.apply(&record.event, record.at);
+                    on_step(line, &record.event, &step);
+                    findings.extend(
                         step.diagnostics
                             .iter()
                             .map(|d| Finding::from_diagnostic(line, d)),
                     );
-                    self.snapshot = step.snapshot;
+                    *snapshot = step.snapshot;
                 }
-                Err(e) => self.findings.push(Finding::malformed(self.line, &e)),
+                Err(e) => findings.push(Finding::malformed(line, &e)),
             },
-            other => return Err(ReplayError::Unsupported(other)),
+            Some(Pipeline::Codex(adapter)) => {
+                match providers::parse_record(text, Format::CodexAppServer, ["server", "client"]) {
+                    Ok(record) => {
+                        let mut sink = Sink {
+                            snapshot,
+                            findings,
+                            on_step: &mut on_step,
+                        };
+                        adapter.record(line, &record, &mut sink);
+                    }
+                    Err(e) => findings.push(Finding::malformed(line, &e)),
+                }
+            }
         }
         Ok(())
     }
@@ -173,20 +196,53 @@ impl Replayer {
         self.push_line_with(line, |_, _, _| {})
     }
 
-    fn resolve_format(&mut self, line: &str) -> Result<Format, ReplayError> {
-        if let Some(f) = self.format {
-            return Ok(f);
+    fn resolve_format(&mut self, line: &str) -> Result<(), ReplayError> {
+        if self.pipeline.is_some() {
+            return Ok(());
         }
-        let f = self
-            .fallback
-            .or_else(|| trace::detect_format(line))
-            .ok_or(ReplayError::UnknownFormat)?;
-        self.format = Some(f);
-        Ok(f)
+        let format = match self.format {
+            Some(f) => f,
+            None => self
+                .fallback
+                .or_else(|| trace::detect_format(line))
+                .ok_or(ReplayError::UnknownFormat)?,
+        };
+        self.format = Some(format);
+        self.pipeline = Some(match format {
+            Format::Canonical => Pipeline::Canonical,
+            Format::CodexAppServer => {
+                let root = self
+                    .header
+                    .as_ref()
+                    .and_then(|h| h.fields.get("rootThreadId"))
+                    .and_then(serde_json::Value::as_str);
+                Pipeline::Codex(Box::new(CodexAdapter::new(root)))
+            }
+            other => return Err(ReplayError::Unsupported(other)),
+        });
+        Ok(())
     }
 
-    /// Ends the replay.
+    /// Ends the replay: adapters report what is still pending (held records, incomplete
+    /// cancels) at the lines those concern; findings come back in line order.
     pub fn finish(self) -> Result<Replay, ReplayError> {
+        self.finish_with(|_, _, _| {})
+    }
+
+    /// [`Replayer::finish`], calling `on_step` for events applied while finishing.
+    pub fn finish_with(
+        mut self,
+        mut on_step: impl FnMut(usize, &Event, &Step),
+    ) -> Result<Replay, ReplayError> {
+        if let Some(Pipeline::Codex(adapter)) = &mut self.pipeline {
+            let mut sink = Sink {
+                snapshot: &mut self.snapshot,
+                findings: &mut self.findings,
+                on_step: &mut on_step,
+            };
+            adapter.finish(&mut sink);
+        }
+        self.findings.sort_by_key(|f| f.line);
         let format = self
             .format
             .or(self.fallback)
@@ -199,6 +255,15 @@ impl Replayer {
             last_line: self.line,
         })
     }
+}
+
+/// How records of the resolved format reach the reducer.
+#[derive(Debug, Clone)]
+enum Pipeline {
+    /// Canonical events, applied as they are.
+    Canonical,
+    /// Codex app-server messages through the Codex adapter.
+    Codex(Box<CodexAdapter>),
 }
 
 /// Replays a whole trace text (up to `options.until_line`).
@@ -223,7 +288,7 @@ pub fn replay_with(
         }
         replayer.push_line_with(line, &mut on_step)?;
     }
-    replayer.finish()
+    replayer.finish_with(on_step)
 }
 
 fn first_non_blank(text: &str) -> &str {

@@ -40,6 +40,29 @@ pub fn corpus(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Checks `traces/<dir>/<file>` against its header and returns its `replay --format json`
+/// text for the caller's snapshot. Panics with every unmet expectation listed.
+#[allow(clippy::panic)] // a test helper reports failure by panicking
+pub fn expect_trace(dir: &str, file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
+    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        checked.failures.is_empty(),
+        "{dir}/{file} does not meet its expectations:\n  {}",
+        checked.failures.join("\n  ")
+    );
+    lineage_core::render::json_string(&checked.replay, true)
+}
+
+/// Names of the `*.jsonl` files of `traces/<dir>` that are not in `named`.
+pub fn unnamed(dir: &str, named: &[&str]) -> Vec<String> {
+    corpus(dir)
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str().map(String::from))
+        .filter(|f| !named.contains(&f.as_str()))
+        .collect()
+}
+
 /// The result of checking one trace: the replay, and every unmet expectation.
 #[derive(Debug)]
 pub struct Checked {

@@ -3,38 +3,20 @@
 //! the rule; the expectations live in the trace header, written from the seed, and are
 //! checked by `lineage_traces::check_trace`. The insta snapshot of `replay --format json`
 //! is kept for review of everything else.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::Path;
-
-use lineage_core::render;
-use lineage_traces::{check_trace, corpus};
-
-fn check(file: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("canonical")
-        .join(file);
-    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        checked.failures.is_empty(),
-        "{file} does not meet its seed expectations:\n  {}",
-        checked.failures.join("\n  ")
-    );
-    let name = file.trim_end_matches(".jsonl");
-    insta::assert_snapshot!(name, render::json_string(&checked.replay, true));
-}
+use lineage_traces::{expect_trace, unnamed};
 
 macro_rules! scenario {
     ($($test:ident => $file:literal,)*) => {
-        $(#[test] fn $test() { check($file); })*
+        $(#[test] fn $test() {
+            let json = expect_trace("canonical", $file);
+            insta::assert_snapshot!($file.trim_end_matches(".jsonl"), json);
+        })*
 
         #[test]
         fn every_canonical_trace_has_a_named_test() {
-            let named = [$($file),*];
-            for path in corpus("canonical") {
-                let file = path.file_name().unwrap().to_str().unwrap();
-                assert!(named.contains(&file), "{file} has no named test in traces/tests/canonical.rs");
-            }
+            let missing = unnamed("canonical", &[$($file),*]);
+            assert!(missing.is_empty(), "traces without a named test: {missing:?}");
         }
     };
 }

@@ -194,7 +194,9 @@ pub fn in_record(e: &serde_json::Error) -> String {
 }
 
 /// `at`: a non-negative number of milliseconds (fractions are truncated).
-fn deserialize_at<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
+pub(crate) fn deserialize_at<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Millis>, D::Error> {
     let value = Option::<serde_json::Number>::deserialize(d)?;
     let Some(n) = value else {
         return Ok(None);

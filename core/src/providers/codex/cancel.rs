@@ -1,0 +1,168 @@
+//! The client's `turn/interrupt` fan-out as a canonical cancel operation.
+//!
+//! DESIGN.md (`codex-app-server`): "A client `turn/interrupt` of the root's active provider
+//! turn is the user's cancel of the canonical root turn, prepared at that line; the
+//! client's later `turn/interrupt`s of child threads are its fan-out; the cancel completes
+//! when every interrupt sent for it has a response." The seed has Codex stop the root
+//! first and interrupt the children afterwards, so "every interrupt sent for it" includes
+//! the fan-out still to come: the operation completes once no interrupt is outstanding
+//! and every recorded target thread has either been interrupted or ended on its own.
+//! A successful interrupt response acknowledges its target; a child turn that completes
+//! `interrupted` acknowledges itself (the reducer treats that terminal as evidence).
+
+use std::collections::BTreeSet;
+
+use super::CodexAdapter;
+use super::rpc::{ClientRequest, RpcId};
+use crate::ids::SessionId;
+use crate::providers::Sink;
+use crate::tree::{Event, Millis, Severity, Snapshot};
+
+/// One cancel operation's transport state.
+#[derive(Debug, Clone)]
+pub(super) struct CancelFanOut {
+    /// The line of the interrupt that prepared it.
+    pub(super) line: usize,
+    /// Interrupts sent and not yet answered.
+    pub(super) outstanding: BTreeSet<RpcId>,
+    /// Threads an interrupt was sent to.
+    interrupted: BTreeSet<SessionId>,
+    /// Sessions of the recorded target set (the requested one excluded).
+    targets: Vec<SessionId>,
+}
+
+impl CancelFanOut {
+    /// Target threads still active that no interrupt was sent to.
+    pub(super) fn uninterrupted(&self, snapshot: &Snapshot) -> Vec<SessionId> {
+        self.targets
+            .iter()
+            .filter(|t| !self.interrupted.contains(*t))
+            .filter(|t| {
+                snapshot
+                    .session(t)
+                    .is_some_and(|s| s.active_turn().is_some())
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+impl CodexAdapter {
+    /// A client `turn/interrupt` of `thread`.
+    pub(super) fn interrupt(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: &RpcId,
+        thread: &str,
+        sink: &mut Sink<'_>,
+    ) -> ClientRequest {
+        let thread = SessionId::from(thread);
+        // Part of the fan-out of an operation in flight?
+        let joined = self
+            .cancels
+            .iter_mut()
+            .find(|(session, op)| **session == thread || op.targets.contains(&thread));
+        if let Some((operation, op)) = joined {
+            op.outstanding.insert(id.clone());
+            op.interrupted.insert(thread.clone());
+            return ClientRequest::Interrupt {
+                thread,
+                operation: operation.clone(),
+            };
+        }
+        if sink.snapshot().session(&thread).is_none() {
+            sink.finding(
+                line,
+                "interrupt-unregistered-thread",
+                Severity::Note,
+                format!(
+                    "turn/interrupt of thread `{thread}`, which is no session (never registered, or revealed after a cancel and never created): transport cleanup only"
+                ),
+            );
+            return ClientRequest::Other;
+        }
+        // A new operation: the root's (the user's cancel) or a child-only cancel.
+        sink.emit(
+            line,
+            at,
+            Event::CancelRequested {
+                session: thread.clone(),
+            },
+        );
+        let snapshot = sink.snapshot();
+        let Some(turn) = snapshot.session(&thread).and_then(|s| s.active_turn()) else {
+            return ClientRequest::Other;
+        };
+        let Some(op) = snapshot.cancel_operation(&turn.id) else {
+            return ClientRequest::Other; // the reducer refused it (and said why)
+        };
+        let targets = op
+            .targets
+            .iter()
+            .skip(1)
+            .map(|t| t.session().clone())
+            .collect();
+        self.cancels.insert(
+            thread.clone(),
+            CancelFanOut {
+                line,
+                outstanding: BTreeSet::from([id.clone()]),
+                interrupted: BTreeSet::from([thread.clone()]),
+                targets,
+            },
+        );
+        ClientRequest::Interrupt {
+            operation: thread.clone(),
+            thread,
+        }
+    }
+
+    /// The server answered an interrupt: a success acknowledges its target.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn interrupt_returned(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: &RpcId,
+        thread: &SessionId,
+        operation: &SessionId,
+        ok: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        if let Some(op) = self.cancels.get_mut(operation) {
+            op.outstanding.remove(id);
+        }
+        if ok {
+            sink.emit(
+                line,
+                at,
+                Event::CancelAcknowledged {
+                    session: thread.clone(),
+                },
+            );
+        }
+    }
+
+    /// Completes every operation with no interrupt outstanding and no target left to
+    /// interrupt.
+    pub(super) fn try_complete_cancels(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        sink: &mut Sink<'_>,
+    ) {
+        let done: Vec<SessionId> = self
+            .cancels
+            .iter()
+            .filter(|(_, op)| {
+                op.outstanding.is_empty() && op.uninterrupted(sink.snapshot()).is_empty()
+            })
+            .map(|(session, _)| session.clone())
+            .collect();
+        for session in done {
+            self.cancels.remove(&session);
+            sink.emit(line, at, Event::CancelCompleted { session });
+        }
+    }
+}

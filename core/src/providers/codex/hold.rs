@@ -1,0 +1,115 @@
+//! Records of threads no spawn edge has registered yet.
+//!
+//! Seed, *Codex App-Server Mapping*: "Unknown foreign-thread events must not update the
+//! root turn. They may be counted as early drops and reconciled if a spawn edge later
+//! registers that thread." They are held here, in arrival order and bounded, and replayed
+//! when the thread becomes known, so they join the child's single initial turn. Whatever
+//! is still held at the end is reported, never attributed to the root.
+
+use std::collections::BTreeMap;
+
+use super::rpc;
+use crate::ids::SessionId;
+use crate::providers::{ProviderRecord, Sink};
+use crate::tree::Severity;
+
+/// At most this many records are held per unknown thread …
+const PER_THREAD: usize = 1024;
+/// … and in all.
+const TOTAL: usize = 16 * 1024;
+
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    pub(super) line: usize,
+    pub(super) record: ProviderRecord,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct HeldRecords {
+    by_thread: BTreeMap<SessionId, Vec<Held>>,
+    /// Held server requests → their thread, so the client's answers wait with them.
+    requests: BTreeMap<rpc::RpcId, SessionId>,
+    total: usize,
+}
+
+impl HeldRecords {
+    /// Holds a record; returns a message when the bound forces it to be dropped instead.
+    pub(super) fn hold(&mut self, thread: SessionId, held: Held) -> Option<String> {
+        let records = self.by_thread.entry(thread.clone()).or_default();
+        if records.len() >= PER_THREAD || self.total >= TOTAL {
+            return Some(format!(
+                "record for unregistered thread `{thread}` dropped: more than {} records held ({} for this thread) before any spawn edge registered it",
+                TOTAL,
+                records.len()
+            ));
+        }
+        if let rpc::Kind::Request { id, .. } = rpc::classify(&held.record.message)
+            && held.record.from == "server"
+        {
+            self.requests.insert(id, thread.clone());
+        }
+        records.push(held);
+        self.total += 1;
+        None
+    }
+
+    /// The thread of a held server request.
+    pub(super) fn request_thread(&self, id: &rpc::RpcId) -> Option<&SessionId> {
+        self.requests.get(id)
+    }
+
+    /// Takes the records of a thread that became known.
+    pub(super) fn take(&mut self, thread: &SessionId) -> Vec<Held> {
+        let records = self.by_thread.remove(thread).unwrap_or_default();
+        self.total = self.total.saturating_sub(records.len());
+        self.requests.retain(|_, t| t != thread);
+        records
+    }
+
+    /// Takes everything still held.
+    pub(super) fn drain(&mut self) -> BTreeMap<SessionId, Vec<Held>> {
+        self.total = 0;
+        self.requests.clear();
+        std::mem::take(&mut self.by_thread)
+    }
+}
+
+/// Reports a thread's records that no spawn edge ever claimed: each server request on its
+/// own line (`unknown-thread-request`), the rest once at the first record.
+pub(super) fn report_unclaimed(thread: &SessionId, records: &[Held], sink: &mut Sink<'_>) {
+    let mut others = Vec::new();
+    for held in records {
+        match rpc::classify(&held.record.message) {
+            rpc::Kind::Request { method, .. } if held.record.from == "server" => sink.finding(
+                held.line,
+                "unknown-thread-request",
+                Severity::Warning,
+                format!(
+                    "server request `{method}` on thread `{thread}`, which no spawn edge registered, is rejected (never attributed to the root)"
+                ),
+            ),
+            _ => others.push(held.line),
+        }
+    }
+    if let Some(first) = others.first() {
+        sink.finding(
+            *first,
+            "unclaimed-thread-events",
+            Severity::Warning,
+            format!(
+                "{} record(s) of thread `{thread}` (lines {}) were never claimed by a spawn edge; not attributed to any session",
+                others.len(),
+                summarize(&others)
+            ),
+        );
+    }
+}
+
+fn summarize(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(8).map(ToString::to_string).collect();
+    if lines.len() > 8 {
+        format!("{}, …", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}

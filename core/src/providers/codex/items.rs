@@ -1,0 +1,189 @@
+//! Thread items: spawn edges (both shapes), agent messages, tool calls.
+//!
+//! Seed, *Codex App-Server Mapping*: "Either spawn representation creates the normalized
+//! parent delegation call, one subordinate WorkspaceAgentSession per child thread id, and
+//! a submitted child turn owned by that session. If app-server reports the same edge more
+//! than once, registration and normalized events remain idempotent." "A subAgentActivity
+//! started item means the provider accepted the spawn, so its normalized parent
+//! delegation call is completed."
+
+use serde_json::Value;
+
+use super::CodexAdapter;
+use crate::ids::{Alias, SessionId};
+use crate::providers::Sink;
+use crate::tree::{Event, Millis, Role, ToolStatus};
+
+impl CodexAdapter {
+    pub(super) fn item(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        thread: &SessionId,
+        item: Option<&Value>,
+        completed: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(item) = item else {
+            return;
+        };
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
+        let Some(id) = item.get("id").and_then(Value::as_str) else {
+            return;
+        };
+        match kind {
+            "collabAgentToolCall" => {
+                let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
+                let status = item.get("status").and_then(Value::as_str);
+                self.tool(
+                    line,
+                    at,
+                    thread,
+                    id,
+                    Some(tool),
+                    completed.then(|| tool_status(status)),
+                    sink,
+                );
+                if tool == "spawnAgent" && status != Some("failed") {
+                    let receivers = item
+                        .get("receiverThreadIds")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str);
+                    for child in receivers {
+                        self.spawn(line, at, thread, child, id, sink);
+                    }
+                }
+            }
+            "subAgentActivity" => {
+                let activity = item.get("kind").and_then(Value::as_str);
+                let child = item.get("agentThreadId").and_then(Value::as_str);
+                if let (Some("started"), Some(child)) = (activity, child) {
+                    self.tool(line, at, thread, id, Some("spawnAgent"), None, sink);
+                    self.spawn(line, at, thread, child, id, sink);
+                    self.tool(
+                        line,
+                        at,
+                        thread,
+                        id,
+                        None,
+                        Some(ToolStatus::Completed),
+                        sink,
+                    );
+                }
+                // `interacted` / `interrupted` / `completed` activity is informational: the
+                // child thread's own turn events are authoritative for its lifecycle.
+            }
+            "agentMessage" if completed => {
+                if self.streamed.remove(&(thread.clone(), id.to_owned())) {
+                    return; // its text already arrived as deltas
+                }
+                let text = item.get("text").and_then(Value::as_str).unwrap_or_default();
+                sink.emit(
+                    line,
+                    at,
+                    Event::Message {
+                        session: thread.clone(),
+                        message: Some(id.into()),
+                        role: Role::Assistant,
+                        text: text.to_owned(),
+                    },
+                );
+            }
+            "commandExecution" | "fileChange" | "mcpToolCall" | "dynamicToolCall" | "webSearch"
+            | "imageView" | "imageGeneration" => {
+                let name = item.get("tool").and_then(Value::as_str).unwrap_or(kind);
+                let status = item.get("status").and_then(Value::as_str);
+                self.tool(
+                    line,
+                    at,
+                    thread,
+                    id,
+                    Some(name),
+                    completed.then(|| tool_status(status)),
+                    sink,
+                );
+            }
+            // User messages are the client's `turn/start` / `turn/steer` input; reasoning,
+            // plans, review markers and compaction carry no session-tree fact.
+            _ => {}
+        }
+    }
+
+    /// A tool call on `thread`'s current turn: started (when `name` is given) and/or ended.
+    #[allow(clippy::too_many_arguments)]
+    fn tool(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        thread: &SessionId,
+        call: &str,
+        name: Option<&str>,
+        ended: Option<ToolStatus>,
+        sink: &mut Sink<'_>,
+    ) {
+        if let Some(name) = name {
+            sink.emit(
+                line,
+                at,
+                Event::ToolCallStarted {
+                    session: thread.clone(),
+                    call: call.into(),
+                    name: Some(name.to_owned()),
+                    title: None,
+                },
+            );
+        }
+        if let Some(status) = ended {
+            sink.emit(
+                line,
+                at,
+                Event::ToolCallCompleted {
+                    session: thread.clone(),
+                    call: call.into(),
+                    status,
+                },
+            );
+        }
+    }
+
+    /// Registers a spawn edge; once the reducer has created the child, the records held
+    /// for its thread are applied in their original order.
+    fn spawn(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        parent: &SessionId,
+        child: &str,
+        call: &str,
+        sink: &mut Sink<'_>,
+    ) {
+        let child = SessionId::from(child);
+        self.spawned.insert(child.clone());
+        sink.emit(
+            line,
+            at,
+            Event::ChildSpawned {
+                session: child.clone(),
+                parent_session: parent.clone(),
+                parent_turn: None,
+                tool_call: Some(call.into()),
+                title: None,
+                aliases: vec![Alias::new("thread", child.as_str())],
+            },
+        );
+        if sink.snapshot().session(&child).is_some() {
+            self.release(&child, sink);
+        }
+    }
+}
+
+/// An item status → tool status (`declined` means the tool never ran).
+fn tool_status(status: Option<&str>) -> ToolStatus {
+    match status {
+        Some("failed") => ToolStatus::Failed,
+        Some("declined") => ToolStatus::Canceled,
+        _ => ToolStatus::Completed,
+    }
+}

@@ -1,0 +1,572 @@
+//! Codex app-server adapter: a captured stdio log (`codex-app-server` format) → canonical
+//! events.
+//!
+//! Owns: root thread identification, thread → session routing, holding events of threads
+//! no spawn edge has registered yet, spawn edges (both shapes), server requests as
+//! interactions, and the client's `turn/interrupt` fan-out as a cancel operation.
+//! Never: settles a turn or decides an outcome. A root `turn/completed` becomes
+//! `root_provider_turn_completed`, never a canonical settlement (seed: *Codex App-Server
+//! Mapping*).
+//!
+//! Ids: the root session is the root thread id; a child session is its thread id; a
+//! child's `parent.toolCall` is the spawn item id.
+
+mod cancel;
+mod hold;
+mod items;
+mod rpc;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{ProviderRecord, Sink};
+use crate::ids::{Alias, SessionId};
+use crate::tree::{Event, Millis, Outcome, SessionKind, Severity};
+use cancel::CancelFanOut;
+use hold::Held;
+use rpc::{ClientRequest, RpcId};
+
+/// The Codex adapter's routing state (transport correlation only, no business state).
+#[derive(Debug, Clone, Default)]
+pub struct CodexAdapter {
+    root: Option<SessionId>,
+    root_created: bool,
+    /// Client → server requests awaiting their response.
+    client_requests: BTreeMap<RpcId, ClientRequest>,
+    /// Server → client requests turned into interactions: id → owning session.
+    server_requests: BTreeMap<RpcId, SessionId>,
+    /// Server requests that could not be owned (unknown thread): their answers are ignored.
+    rejected_requests: BTreeSet<RpcId>,
+    /// Records of threads not (yet) known, per thread, in arrival order.
+    held: hold::HeldRecords,
+    /// Threads named by a spawn edge (whether or not the reducer accepted the child).
+    spawned: BTreeSet<SessionId>,
+    /// agentMessage items that streamed deltas (their completed text is not appended again).
+    streamed: BTreeSet<(SessionId, String)>,
+    /// The root's current provider turn id.
+    root_provider_turn: Option<String>,
+    /// Cancel operations in flight, by the session the cancel was requested for.
+    cancels: BTreeMap<SessionId, CancelFanOut>,
+}
+
+/// How the adapter sees a thread right now.
+enum Thread {
+    Root,
+    /// A child session the reducer created.
+    Child,
+    /// Named by a spawn edge the reducer rejected (e.g. revealed after a cancel).
+    Rejected,
+    /// No spawn edge yet (or the root is not identified yet).
+    Unknown,
+}
+
+impl CodexAdapter {
+    /// An adapter; `root_thread` from the trace header's `rootThreadId`, if any.
+    pub fn new(root_thread: Option<&str>) -> Self {
+        Self {
+            root: root_thread.map(SessionId::from),
+            ..Self::default()
+        }
+    }
+
+    /// Normalizes one record.
+    pub fn record(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+        if let Some(root) = self.root.clone()
+            && !self.root_created
+        {
+            self.create_root(line, record.at, &root, sink);
+        }
+        let message = &record.message;
+        match (record.from.as_str(), rpc::classify(message)) {
+            ("client", rpc::Kind::Request { id, method, params }) => {
+                self.client_request(line, record.at, id, method, params, sink);
+            }
+            ("client", rpc::Kind::Response { id, ok }) => {
+                if let Some(thread) = self.held.request_thread(&id).cloned() {
+                    // The answer to a request that waits for its thread's spawn edge waits too.
+                    let held = Held {
+                        line,
+                        record: record.clone(),
+                    };
+                    if let Some(message) = self.held.hold(thread, held) {
+                        sink.finding(line, "held-events-overflow", Severity::Warning, message);
+                    }
+                } else {
+                    self.client_response(line, record.at, &id, message, ok, sink);
+                }
+            }
+            ("server", rpc::Kind::Response { id, ok }) => {
+                self.server_response(line, record.at, &id, message, ok, sink);
+            }
+            ("server", rpc::Kind::Request { id, method, params }) => {
+                self.route(line, record, params, sink, |me, sink| {
+                    me.server_request(line, record.at, id.clone(), method, params, sink);
+                });
+            }
+            ("server", rpc::Kind::Notification { method, params }) => {
+                self.route(line, record, params, sink, |me, sink| {
+                    me.notification(line, record.at, method, params, sink);
+                });
+            }
+            // Client notifications carry no tree fact; `from` was validated by the envelope.
+            (
+                _,
+                rpc::Kind::Notification { .. }
+                | rpc::Kind::Request { .. }
+                | rpc::Kind::Response { .. },
+            ) => {}
+            (_, rpc::Kind::Invalid(reason)) => sink.finding(
+                line,
+                "malformed-record",
+                Severity::Error,
+                format!("not a valid codex-app-server message: {reason}"),
+            ),
+        }
+        self.try_complete_cancels(line, record.at, sink);
+    }
+
+    /// End of trace: whatever is still held was never claimed by a spawn edge.
+    pub fn finish(&mut self, sink: &mut Sink<'_>) {
+        for (thread, records) in self.held.drain() {
+            hold::report_unclaimed(&thread, &records, sink);
+        }
+        for (session, op) in &self.cancels {
+            sink.finding(
+                op.line,
+                "cancel-incomplete",
+                Severity::Warning,
+                format!(
+                    "the cancel of `{session}` never completed: {} interrupt(s) unanswered, {} target thread(s) never interrupted",
+                    op.outstanding.len(),
+                    op.uninterrupted(sink.snapshot()).len()
+                ),
+            );
+        }
+    }
+
+    fn create_root(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        root: &SessionId,
+        sink: &mut Sink<'_>,
+    ) {
+        self.root_created = true;
+        sink.emit(
+            line,
+            at,
+            Event::RootSessionCreated {
+                session: root.clone(),
+                title: None,
+                aliases: vec![Alias::new("thread", root.as_str())],
+            },
+        );
+        // Records of the root thread that arrived before it was identified.
+        self.release(root, sink);
+    }
+
+    fn identify_root(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        thread: &str,
+        sink: &mut Sink<'_>,
+    ) {
+        if self.root.is_none() {
+            let root = SessionId::from(thread);
+            self.root = Some(root.clone());
+            self.create_root(line, at, &root, sink);
+        }
+    }
+
+    fn thread(&self, id: &SessionId, sink: &Sink<'_>) -> Thread {
+        if self.root.as_ref() == Some(id) {
+            return Thread::Root;
+        }
+        match sink.snapshot().session(id) {
+            Some(s) if s.kind == SessionKind::Child => Thread::Child,
+            Some(_) => Thread::Root,
+            None if self.spawned.contains(id) => Thread::Rejected,
+            None => Thread::Unknown,
+        }
+    }
+
+    /// Runs `handle` for a server record of a known thread, holds it for an unknown
+    /// thread, and reports it for a thread whose spawn was rejected.
+    fn route(
+        &mut self,
+        line: usize,
+        record: &ProviderRecord,
+        params: &Value,
+        sink: &mut Sink<'_>,
+        handle: impl FnOnce(&mut Self, &mut Sink<'_>),
+    ) {
+        let Some(thread) = params.get("threadId").and_then(Value::as_str) else {
+            handle(self, sink);
+            return;
+        };
+        let thread = SessionId::from(thread);
+        match self.thread(&thread, sink) {
+            Thread::Root | Thread::Child => handle(self, sink),
+            Thread::Unknown => {
+                let overflow = self.held.hold(
+                    thread.clone(),
+                    Held {
+                        line,
+                        record: record.clone(),
+                    },
+                );
+                if let Some(message) = overflow {
+                    sink.finding(line, "held-events-overflow", Severity::Warning, message);
+                }
+            }
+            Thread::Rejected => {
+                let is_request =
+                    matches!(rpc::classify(&record.message), rpc::Kind::Request { .. });
+                let (rule, severity) = if is_request {
+                    ("unknown-thread-request", Severity::Warning)
+                } else {
+                    ("rejected-thread-event", Severity::Note)
+                };
+                sink.finding(
+                    line,
+                    rule,
+                    severity,
+                    format!(
+                        "thread `{thread}` was revealed after its root turn closed and was never created; this record is not attributed to any session"
+                    ),
+                );
+                if let rpc::Kind::Request { id, .. } = rpc::classify(&record.message) {
+                    self.rejected_requests.insert(id);
+                }
+            }
+        }
+    }
+
+    /// Applies the held records of a thread that just became known, in arrival order.
+    fn release(&mut self, thread: &SessionId, sink: &mut Sink<'_>) {
+        for held in self.held.take(thread) {
+            self.record(held.line, &held.record, sink);
+        }
+    }
+
+    fn notification(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        method: &str,
+        params: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let thread = params
+            .get("threadId")
+            .and_then(Value::as_str)
+            .map(SessionId::from);
+        let is_root = thread.is_some() && thread == self.root;
+        match (method, thread) {
+            ("turn/started", Some(thread)) => {
+                let turn_id = params.pointer("/turn/id").and_then(Value::as_str);
+                if is_root {
+                    self.root_provider_turn = turn_id.map(String::from);
+                    sink.emit(
+                        line,
+                        at,
+                        Event::RootProviderTurnStarted {
+                            session: thread,
+                            provider_turn: turn_id.map(String::from),
+                        },
+                    );
+                } else {
+                    sink.emit(line, at, Event::ChildTurnStarted { session: thread });
+                }
+            }
+            ("turn/completed", Some(thread)) => {
+                let status = params.pointer("/turn/status").and_then(Value::as_str);
+                let Some(outcome) = turn_outcome(status) else {
+                    sink.finding(
+                        line,
+                        "unexpected-record",
+                        Severity::Warning,
+                        format!("turn/completed with status {status:?} is not a terminal; ignored"),
+                    );
+                    return;
+                };
+                let error = params
+                    .pointer("/turn/error/message")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                let provider_turn = params
+                    .pointer("/turn/id")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                let event = if is_root {
+                    Event::RootProviderTurnCompleted {
+                        session: thread,
+                        provider_turn,
+                        outcome,
+                        error,
+                    }
+                } else {
+                    Event::ChildTurnCompleted {
+                        session: thread,
+                        outcome,
+                        error,
+                    }
+                };
+                sink.emit(line, at, event);
+            }
+            ("item/started" | "item/completed", Some(thread)) => {
+                let completed = method == "item/completed";
+                self.item(line, at, &thread, params.get("item"), completed, sink);
+            }
+            ("item/agentMessage/delta", Some(thread)) => {
+                let item = params
+                    .get("itemId")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let delta = params
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                self.streamed.insert((thread.clone(), item.to_owned()));
+                sink.emit(
+                    line,
+                    at,
+                    Event::Message {
+                        session: thread,
+                        message: Some(item.into()),
+                        role: crate::tree::Role::Assistant,
+                        text: delta.to_owned(),
+                    },
+                );
+            }
+            ("thread/name/updated", Some(thread)) => {
+                let title = params
+                    .get("threadName")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                sink.emit(
+                    line,
+                    at,
+                    Event::SessionTitled {
+                        session: thread,
+                        title,
+                    },
+                );
+            }
+            ("serverRequest/resolved", Some(thread)) => {
+                let Some(id) = params.get("requestId").map(RpcId::from_value) else {
+                    return;
+                };
+                if self.rejected_requests.contains(&id) {
+                    return;
+                }
+                sink.emit(
+                    line,
+                    at,
+                    Event::InteractionResolved {
+                        session: thread,
+                        request: id.request_id(),
+                    },
+                );
+            }
+            ("error", Some(thread)) => {
+                // Seed: an error notification on a child never fails its parent; the turn's
+                // own terminal decides. Keep the text visible on the thread's transcript.
+                let text = params
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("error")
+                    .to_owned();
+                sink.emit(
+                    line,
+                    at,
+                    Event::Message {
+                        session: thread,
+                        message: None,
+                        role: crate::tree::Role::System,
+                        text,
+                    },
+                );
+            }
+            // Thread status, thread start/close/archive, token usage, plans, diffs … carry
+            // no session-tree fact: turns and items are authoritative.
+            _ => {}
+        }
+    }
+
+    fn server_request(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: RpcId,
+        method: &str,
+        params: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(thread) = params
+            .get("threadId")
+            .and_then(Value::as_str)
+            .map(SessionId::from)
+        else {
+            return; // not addressed to a thread (auth, config …): no tree fact
+        };
+        let kind = if method == "item/tool/requestUserInput" {
+            crate::tree::InteractionKind::Question
+        } else {
+            crate::tree::InteractionKind::Approval
+        };
+        self.server_requests.insert(id.clone(), thread.clone());
+        sink.emit(
+            line,
+            at,
+            Event::InteractionRequested {
+                session: thread,
+                request: id.request_id(),
+                kind,
+                provider_turn: params
+                    .get("turnId")
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                tool_call: params.get("itemId").and_then(Value::as_str).map(Into::into),
+                title: params
+                    .get("reason")
+                    .or_else(|| params.get("command"))
+                    .and_then(Value::as_str)
+                    .map(String::from),
+            },
+        );
+    }
+
+    /// The client answered a server request.
+    fn client_response(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: &RpcId,
+        message: &Value,
+        ok: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        if self.rejected_requests.contains(id) {
+            return;
+        }
+        let Some(session) = self.server_requests.get(id).cloned() else {
+            sink.finding(
+                line,
+                "unknown-response",
+                Severity::Warning,
+                format!("client response {id} answers no server request seen in this trace"),
+            );
+            return;
+        };
+        let answer = if ok {
+            message
+                .pointer("/result/decision")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .or_else(|| message.get("result").map(|r| r.to_string()))
+        } else {
+            Some("error".to_owned())
+        };
+        sink.emit(
+            line,
+            at,
+            Event::InteractionAnswered {
+                session,
+                request: id.request_id(),
+                answer,
+            },
+        );
+    }
+
+    fn client_request(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: RpcId,
+        method: &str,
+        params: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let thread = params.get("threadId").and_then(Value::as_str);
+        let request = match (method, thread) {
+            ("thread/start", _) => ClientRequest::ThreadStart,
+            ("turn/start" | "turn/steer", Some(thread)) => {
+                if method == "turn/start" {
+                    self.identify_root(line, at, thread, sink);
+                }
+                let text = input_text(params.get("input"));
+                sink.emit(
+                    line,
+                    at,
+                    Event::UserSubmitted {
+                        session: thread.into(),
+                        message: None,
+                        text,
+                    },
+                );
+                ClientRequest::Other
+            }
+            ("turn/interrupt", Some(thread)) => self.interrupt(line, at, &id, thread, sink),
+            _ => ClientRequest::Other,
+        };
+        self.client_requests.insert(id, request);
+    }
+
+    /// The server answered a client request.
+    fn server_response(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        id: &RpcId,
+        message: &Value,
+        ok: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(request) = self.client_requests.remove(id) else {
+            sink.finding(
+                line,
+                "unknown-response",
+                Severity::Warning,
+                format!("server response {id} answers no client request seen in this trace"),
+            );
+            return;
+        };
+        match request {
+            ClientRequest::ThreadStart => {
+                if let Some(thread) = message.pointer("/result/thread/id").and_then(Value::as_str) {
+                    self.identify_root(line, at, thread, sink);
+                }
+            }
+            ClientRequest::Interrupt { thread, operation } => {
+                self.interrupt_returned(line, at, id, &thread, &operation, ok, sink);
+            }
+            ClientRequest::Other => {}
+        }
+    }
+}
+
+/// A turn status → the canonical outcome (`inProgress` is not a terminal).
+fn turn_outcome(status: Option<&str>) -> Option<Outcome> {
+    match status? {
+        "completed" => Some(Outcome::Completed),
+        "failed" => Some(Outcome::Failed),
+        "interrupted" => Some(Outcome::Interrupted),
+        _ => None,
+    }
+}
+
+/// The text items of a `turn/start` / `turn/steer` input, joined.
+fn input_text(input: Option<&Value>) -> Option<String> {
+    let parts: Vec<&str> = input?
+        .as_array()?
+        .iter()
+        .filter_map(|i| i.get("text").and_then(Value::as_str))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+#[cfg(test)]
+mod tests;
