@@ -6,7 +6,7 @@
 //! Never: reads files or stops at a bad line; every line read is either applied or
 //! reported.
 
-use crate::providers::{self, Sink, codex::CodexAdapter};
+use crate::providers::{self, Sink, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, Format, Header, RecordError};
 use crate::tree::{Diagnostic, Event, Severity, Snapshot, Step};
 
@@ -187,6 +187,19 @@ impl Replayer {
                     Err(e) => findings.push(Finding::malformed(line, &e)),
                 }
             }
+            Some(Pipeline::Claude(adapter)) => {
+                match providers::parse_record(text, Format::ClaudeSdk, ["cli", "host"]) {
+                    Ok(record) => {
+                        let mut sink = Sink {
+                            snapshot,
+                            findings,
+                            on_step: &mut on_step,
+                        };
+                        adapter.record(line, &record, &mut sink);
+                    }
+                    Err(e) => findings.push(Finding::malformed(line, &e)),
+                }
+            }
         }
         Ok(())
     }
@@ -218,6 +231,7 @@ impl Replayer {
                     .and_then(serde_json::Value::as_str);
                 Pipeline::Codex(Box::new(CodexAdapter::new(root)))
             }
+            Format::ClaudeSdk => Pipeline::Claude(Box::new(ClaudeAdapter::new())),
             other => return Err(ReplayError::Unsupported(other)),
         });
         Ok(())
@@ -234,13 +248,15 @@ impl Replayer {
         mut self,
         mut on_step: impl FnMut(usize, &Event, &Step),
     ) -> Result<Replay, ReplayError> {
-        if let Some(Pipeline::Codex(adapter)) = &mut self.pipeline {
-            let mut sink = Sink {
-                snapshot: &mut self.snapshot,
-                findings: &mut self.findings,
-                on_step: &mut on_step,
-            };
-            adapter.finish(&mut sink);
+        let mut sink = Sink {
+            snapshot: &mut self.snapshot,
+            findings: &mut self.findings,
+            on_step: &mut on_step,
+        };
+        match &mut self.pipeline {
+            Some(Pipeline::Codex(adapter)) => adapter.finish(&mut sink),
+            Some(Pipeline::Claude(adapter)) => adapter.finish(&mut sink),
+            Some(Pipeline::Canonical) | None => {}
         }
         self.findings.sort_by_key(|f| f.line);
         let format = self
@@ -264,6 +280,8 @@ enum Pipeline {
     Canonical,
     /// Codex app-server messages through the Codex adapter.
     Codex(Box<CodexAdapter>),
+    /// Claude stream-json messages through the Claude adapter.
+    Claude(Box<ClaudeAdapter>),
 }
 
 /// Replays a whole trace text (up to `options.until_line`).

@@ -8,6 +8,7 @@
 //! canonical reducer's. An adapter may *read* the tree (does this child exist?) through
 //! [`Sink::snapshot`], never write it except by emitting events.
 
+pub mod claude;
 pub mod codex;
 
 use serde::Deserialize;

@@ -1,0 +1,389 @@
+//! The Client's view of an ACP stream: an immutable snapshot folded record by record.
+//!
+//! Owns: what a conforming Client knows after each record: sessions and their owner
+//! (the first association, never rewritten), the parent's labels, the last reported
+//! capabilities and work-state snapshot, the *effective* cancel grant, session-directed
+//! transcripts (incoming and outgoing views kept apart), per-session costs, tool-call
+//! status, the pending requests of the live connection and the connection state.
+//! Never: does I/O, infers an outcome from silence, sums costs across sessions, or
+//! synthesizes an incoming entry from an outgoing one.
+//!
+//! Freshness: every per-connection fact is stamped with the connection number it was
+//! learned on (`conn`), so starting a connection invalidates them all in O(1) without
+//! visiting any session. A load/resume of R visits only R's subtree.
+//!
+//! ```
+//! use lineage_core::acp::view::View;
+//! let view = View::new(Default::default())
+//!     .apply(1, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#)
+//!     .apply(2, r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#)
+//!     .apply(3, r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A","title":"worker","capabilities":{"cancel":{}}}}}}"#);
+//! let a = view.session("A").unwrap();
+//! assert_eq!(a.parent.as_deref(), Some("R"));
+//! assert!(view.effective_cancel("A"));
+//! ```
+
+mod reduce;
+
+use std::sync::Arc;
+
+use imbl::{OrdMap, Vector};
+use serde_json::Value;
+
+use super::wire::{RpcId, Side};
+
+/// A session or message id (shared, ordered by content; `Borrow<str>` for lookups).
+pub type Id = Arc<str>;
+
+/// Options of the fold.
+#[derive(Debug, Clone, Copy)]
+pub struct ViewOptions {
+    /// Keep message content (the checker turns it off: it needs participants only).
+    pub transcripts: bool,
+    /// The header's `protocolVersion`, used until an `initialize` response tells.
+    pub header_version: Option<u64>,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self {
+            transcripts: true,
+            header_version: None,
+        }
+    }
+}
+
+/// What the Client advertised in this connection's `initialize` request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientCaps {
+    /// `clientCapabilities.subagents` is a JSON object.
+    pub subagents: bool,
+    /// `clientCapabilities.fs.readTextFile` is `true`.
+    pub read_text_file: bool,
+    /// `clientCapabilities.fs.writeTextFile` is `true`.
+    pub write_text_file: bool,
+    /// `clientCapabilities.terminal` is `true`.
+    pub terminal: bool,
+}
+
+/// A request waiting for its response on the live connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    /// The line of the request.
+    pub line: usize,
+    /// Who sent the request.
+    pub from: Side,
+    /// Its id.
+    pub id: RpcId,
+    /// Its method.
+    pub method: Arc<str>,
+    /// `params.sessionId`, when present.
+    pub session: Option<Id>,
+    /// `params.toolCall.toolCallId` of a permission request.
+    pub tool_call: Option<Arc<str>>,
+    /// For `session/resume`: whether it requested history replay.
+    pub replay: bool,
+}
+
+/// One entry of a session-directed transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Transcript-local id.
+    pub id: Id,
+    /// The sending session, once supplied.
+    pub sender: Option<Id>,
+    /// The receiving session, once supplied.
+    pub recipient: Option<Id>,
+    /// Accumulated content blocks.
+    pub content: Vector<Value>,
+    /// Message-scoped `_meta`.
+    pub meta: Option<Value>,
+    /// The (connection, replay epoch) its participants were learned in.
+    period: (u64, u64),
+    /// The replay epoch its content was last written in.
+    content_epoch: u64,
+}
+
+/// A tool call's status as the Client shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The Agent's last reported status (`pending` when never reported).
+    pub status: Arc<str>,
+    /// Marked cancelled locally (optimistically) after a cancel, until the Agent reports.
+    pub locally_cancelled: bool,
+}
+
+/// One session as the Client sees it.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// Its id.
+    pub id: Id,
+    /// Order of first appearance.
+    pub seq: u64,
+    /// Its owner (the first association; never rewritten). `None` for roots.
+    pub parent: Option<Id>,
+    /// Sessions associated under it, in announcement order.
+    pub children: Vector<Id>,
+    /// Created by the Agent through `session/new` or `session/fork`.
+    pub agent_root: bool,
+    /// The parent's label for it (`subagent_update.title`).
+    pub title: Option<Arc<str>>,
+    /// The parent's description of it.
+    pub description: Option<Arc<str>>,
+    /// Its own conversation title (`session_info_update`), never the parent's label.
+    pub conversation_title: Option<Arc<str>>,
+    /// `capabilities` as last reported (`Some(Null)` after an explicit clear).
+    pub capabilities: Option<Value>,
+    /// The last work-state snapshot, or `None` (never reported or cleared).
+    pub state: Option<Value>,
+    /// Transitions into `idle` (a repeated or mirrored copy does not count again).
+    pub idle_transitions: u64,
+    /// The last `usage_update` (latest cumulative value; never summed).
+    pub usage: Option<Value>,
+    /// Session-directed messages in order of first appearance.
+    pub messages: Vector<Message>,
+    /// Tool calls by id.
+    pub tool_calls: OrdMap<Arc<str>, ToolCall>,
+    message_index: OrdMap<Id, usize>,
+    announced_on: Option<u64>,
+    setup_on: Option<u64>,
+    cancel_granted_on: Option<u64>,
+    state_current_on: Option<u64>,
+    replay_epoch: u64,
+}
+
+impl Session {
+    fn new(id: Id, seq: u64) -> Self {
+        Self {
+            id,
+            seq,
+            parent: None,
+            children: Vector::new(),
+            agent_root: false,
+            title: None,
+            description: None,
+            conversation_title: None,
+            capabilities: None,
+            state: None,
+            idle_transitions: 0,
+            usage: None,
+            messages: Vector::new(),
+            tool_calls: OrdMap::new(),
+            message_index: OrdMap::new(),
+            announced_on: None,
+            setup_on: None,
+            cancel_granted_on: None,
+            state_current_on: None,
+            replay_epoch: 0,
+        }
+    }
+
+    /// The `state` discriminator of the last snapshot.
+    pub fn state_name(&self) -> Option<&str> {
+        self.state.as_ref()?.get("state")?.as_str()
+    }
+
+    /// A message of its transcript.
+    pub fn message(&self, id: &str) -> Option<&Message> {
+        self.messages.get(*self.message_index.get(id)?)
+    }
+}
+
+/// A replay window (`session/load`, or `session/resume` with `replayFrom`) still open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Window {
+    root: Id,
+    line: usize,
+}
+
+/// A `session/resume` without replay still waiting for its response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Attempt {
+    root: Id,
+    touched: Vector<Id>,
+}
+
+/// The Client's view. Cloning is O(1); [`View::apply`] returns a new view and leaves
+/// this one unchanged.
+#[derive(Debug, Clone)]
+pub struct View {
+    options: ViewOptions,
+    conn: u64,
+    connected: bool,
+    version: Option<u64>,
+    init: Option<ClientCaps>,
+    next_seq: u64,
+    sessions: OrdMap<Id, Session>,
+    pending: OrdMap<(Side, RpcId), Pending>,
+    windows: OrdMap<RpcId, Window>,
+    attempts: OrdMap<RpcId, Attempt>,
+}
+
+impl View {
+    /// An empty view: one connection, nothing known.
+    pub fn new(options: ViewOptions) -> Self {
+        Self {
+            options,
+            conn: 1,
+            connected: true,
+            version: options.header_version,
+            init: None,
+            next_seq: 0,
+            sessions: OrdMap::new(),
+            pending: OrdMap::new(),
+            windows: OrdMap::new(),
+            attempts: OrdMap::new(),
+        }
+    }
+
+    /// `true` unless the last transport event was a disconnect.
+    pub fn connected(&self) -> bool {
+        self.connected
+    }
+
+    /// This connection's protocol version (the `initialize` response's, else the header's).
+    pub fn version(&self) -> Option<u64> {
+        self.version
+    }
+
+    /// What this connection's `initialize` request advertised (`None` when none was seen).
+    pub fn client_caps(&self) -> Option<ClientCaps> {
+        self.init
+    }
+
+    /// A session by id.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id)
+    }
+
+    /// Every session, in order of first appearance.
+    pub fn sessions(&self) -> Vec<&Session> {
+        let mut all: Vec<&Session> = self.sessions.values().collect();
+        all.sort_by_key(|s| s.seq);
+        all
+    }
+
+    /// Is `id` a child (associated under a parent at some point of the trace)?
+    pub fn is_child(&self, id: &str) -> bool {
+        self.sessions.get(id).is_some_and(|s| s.parent.is_some())
+    }
+
+    /// Was `id` announced on the live connection since the last reset covering it?
+    pub fn announced(&self, id: &str) -> bool {
+        self.sessions
+            .get(id)
+            .is_some_and(|s| s.announced_on == Some(self.conn))
+    }
+
+    /// May the Agent address `id` on this connection: announced, or (for a session that
+    /// is not a child) set up by `session/new`, `session/fork`, `session/load` or
+    /// `session/resume` on this connection.
+    pub fn routable(&self, id: &str) -> bool {
+        self.sessions.get(id).is_some_and(|s| {
+            s.announced_on == Some(self.conn)
+                || (s.parent.is_none() && s.setup_on == Some(self.conn))
+        })
+    }
+
+    /// Is a replay window (load, or resume with `replayFrom`) open on this connection?
+    pub fn in_replay(&self) -> bool {
+        !self.windows.is_empty()
+    }
+
+    /// The line of the most recent open replay window's request.
+    pub fn replay_start(&self) -> Option<usize> {
+        self.windows.values().map(|w| w.line).max()
+    }
+
+    /// Is the last work-state snapshot of `id` a current observation on this connection
+    /// (not historical, not from before a reset or a disconnect)?
+    pub fn state_is_current(&self, id: &str) -> bool {
+        self.sessions
+            .get(id)
+            .is_some_and(|s| s.state.is_some() && s.state_current_on == Some(self.conn))
+    }
+
+    /// The current work state of `id` (`None` when unconfirmed).
+    pub fn current_state(&self, id: &str) -> Option<&str> {
+        if self.state_is_current(id) {
+            self.sessions.get(id)?.state_name()
+        } else {
+            None
+        }
+    }
+
+    /// May the Client cancel `id` right now? Roots (and unknown sessions) always; a child
+    /// only when announced on this connection since the last reset, its effective
+    /// `cancel` is a JSON object granted outside any replay window, and no resume
+    /// without replay covering it is still waiting for its success response. This is
+    /// exactly the computation of the `cancel-not-granted` rule.
+    pub fn effective_cancel(&self, id: &str) -> bool {
+        let Some(s) = self.sessions.get(id) else {
+            return true;
+        };
+        if s.parent.is_none() {
+            return true;
+        }
+        s.announced_on == Some(self.conn)
+            && s.cancel_granted_on == Some(self.conn)
+            && !self.resume_pending_over(id)
+    }
+
+    /// Is a `session/resume` without replay pending for `id` or one of its ancestors?
+    pub fn resume_pending_over(&self, id: &str) -> bool {
+        !self.attempts.is_empty()
+            && self.ancestors_or_self(id).any(|a| {
+                self.attempts
+                    .values()
+                    .any(|attempt| &*attempt.root == a)
+            })
+    }
+
+    /// The pending request `id` sent by `from` on this connection.
+    pub fn pending(&self, from: Side, id: &RpcId) -> Option<&Pending> {
+        self.pending.get(&(from, id.clone()))
+    }
+
+    /// Every pending request of this connection, in (side, id) order.
+    pub fn pending_requests(&self) -> impl Iterator<Item = &Pending> {
+        self.pending.values()
+    }
+
+    /// `id` itself, then its parent, grandparent, …
+    pub fn ancestors_or_self<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let limit = self.sessions.len() + 1;
+        std::iter::successors(Some(id), move |cur| {
+            self.sessions
+                .get(*cur)
+                .and_then(|s| s.parent.as_ref())
+                .map(|p| &**p)
+        })
+        .take(limit)
+    }
+
+    /// Is `id` a strict descendant of `ancestor`?
+    pub fn is_descendant(&self, id: &str, ancestor: &str) -> bool {
+        self.ancestors_or_self(id).skip(1).any(|a| a == ancestor)
+    }
+
+    /// Every known descendant of `root` (not `root` itself), parents before children.
+    pub fn descendants(&self, root: &str) -> Vec<Id> {
+        let mut out = Vec::new();
+        let mut stack: Vec<Id> = self
+            .sessions
+            .get(root)
+            .map(|s| s.children.iter().rev().cloned().collect())
+            .unwrap_or_default();
+        let limit = self.sessions.len();
+        while let Some(id) = stack.pop() {
+            if out.len() >= limit {
+                break;
+            }
+            if let Some(s) = self.sessions.get(&id) {
+                stack.extend(s.children.iter().rev().cloned());
+            }
+            out.push(id);
+        }
+        out
+    }
+}

@@ -1,0 +1,514 @@
+//! The view's fold: one record at a time, in place on an O(1) clone.
+//!
+//! Every rule here is the seed's client semantics; the checker (`acp::rules`) reads the
+//! view before each record and reports what the stream did wrong, while this module only
+//! decides what a conforming Client shows. Malformed input changes nothing.
+
+use std::sync::Arc;
+
+use imbl::Vector;
+use serde_json::{Map, Value};
+
+use super::{Attempt, ClientCaps, Id, Message, Pending, Session, ToolCall, View, Window};
+use crate::acp::wire::{
+    self, Patch, Record, Rpc, RpcId, Side, Transport, object_patch, string_patch,
+};
+
+impl View {
+    /// The view after one more trace line (a new view; `self` is unchanged). Lines that
+    /// are not valid `acp` records (a header, a malformed line) change nothing.
+    pub fn apply(&self, line: usize, text: &str) -> View {
+        let mut next = self.clone();
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            next.apply_value(line, &value);
+        }
+        next
+    }
+
+    /// Applies one parsed record in place.
+    pub fn apply_value(&mut self, line: usize, value: &Value) {
+        if let Ok(record) = wire::parse_record(value) {
+            self.apply_record(line, record);
+        }
+    }
+
+    /// Applies one record in place; batch entries in array order.
+    pub fn apply_record(&mut self, line: usize, record: Record<'_>) {
+        match record {
+            Record::Transport(Transport::Connected) => self.connect(),
+            Record::Transport(Transport::Disconnected) => self.disconnect(),
+            Record::Message { from, entries, .. } => {
+                for entry in entries {
+                    if let Ok(rpc) = wire::classify(entry) {
+                        self.apply_rpc(line, from, &rpc);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new connection: every per-connection fact (announcements, effective grants,
+    /// current states, pending requests, replay windows) becomes stale at once.
+    pub fn connect(&mut self) {
+        self.conn += 1;
+        self.connected = true;
+        self.version = self.options.header_version;
+        self.init = None;
+        self.clear_connection_state();
+    }
+
+    /// The connection is lost: nothing learned on it stays current, and no outcome is
+    /// invented for unfinished work.
+    pub fn disconnect(&mut self) {
+        self.conn += 1;
+        self.connected = false;
+        self.clear_connection_state();
+    }
+
+    fn clear_connection_state(&mut self) {
+        self.pending = Default::default();
+        self.windows = Default::default();
+        self.attempts = Default::default();
+    }
+
+    /// Applies one JSON-RPC message sent by `from`.
+    pub fn apply_rpc(&mut self, line: usize, from: Side, rpc: &Rpc<'_>) {
+        match rpc {
+            Rpc::Request { id, method, params } => {
+                if from == Side::Client {
+                    self.client_call(line, Some(id), method, params);
+                }
+                self.pending.insert(
+                    (from, id.clone()),
+                    Pending {
+                        line,
+                        from,
+                        id: id.clone(),
+                        method: (*method).into(),
+                        session: wire::session_id(params).map(Into::into),
+                        tool_call: params
+                            .pointer("/toolCall/toolCallId")
+                            .and_then(Value::as_str)
+                            .map(Into::into),
+                        replay: is_replay_request(method, params),
+                    },
+                );
+            }
+            Rpc::Notification { method, params } => match (from, *method) {
+                (Side::Agent, "session/update") => {
+                    if let Ok(update) = wire::session_update(params) {
+                        self.session_update(&update);
+                    }
+                }
+                (Side::Client, _) => self.client_call(line, None, method, params),
+                _ => {}
+            },
+            Rpc::Response { id, outcome } => {
+                if let Some(request) = self.pending.remove(&(from.other(), id.clone())) {
+                    self.response(&request, *outcome);
+                }
+            }
+        }
+    }
+
+    fn client_call(&mut self, line: usize, id: Option<&RpcId>, method: &str, params: &Value) {
+        match method {
+            "initialize" => {
+                self.connect();
+                self.init = Some(client_caps(params));
+            }
+            "session/load" | "session/resume" => {
+                let Some(root) = wire::session_id(params) else {
+                    return;
+                };
+                let root: Id = root.into();
+                let conn = self.conn;
+                self.session_mut(&root).setup_on = Some(conn);
+                let replay = is_replay_request(method, params);
+                self.reset_subtree(&root, replay);
+                if let Some(id) = id {
+                    if replay {
+                        self.windows.insert(id.clone(), Window { root, line });
+                    } else {
+                        self.attempts.insert(
+                            id.clone(),
+                            Attempt {
+                                root,
+                                touched: Vector::new(),
+                            },
+                        );
+                    }
+                }
+            }
+            "session/cancel" => {
+                if let Some(target) = wire::session_id(params) {
+                    self.cancel_tool_calls(target);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Load reset: R's descendants lose their announcement, effective grants and current
+    /// state; with replay, R's subtree also starts a new transcript epoch, so replayed
+    /// content replaces what was shown instead of duplicating it.
+    fn reset_subtree(&mut self, root: &Id, replay: bool) {
+        let descendants = self.descendants(root);
+        for id in &descendants {
+            if let Some(s) = self.sessions.get_mut(id) {
+                s.announced_on = None;
+                s.cancel_granted_on = None;
+                s.state_current_on = None;
+                if replay {
+                    s.replay_epoch += 1;
+                }
+            }
+        }
+        if replay && let Some(s) = self.sessions.get_mut(root) {
+            s.replay_epoch += 1;
+        }
+    }
+
+    fn response(&mut self, request: &Pending, outcome: Result<&Value, &Value>) {
+        match (&*request.method, outcome) {
+            ("initialize", Ok(result)) => {
+                if let Some(v) = result.get("protocolVersion").and_then(Value::as_u64) {
+                    self.version = Some(v);
+                }
+            }
+            ("session/new" | "session/fork", Ok(result)) => {
+                if let Some(id) = wire::session_id(result) {
+                    let conn = self.conn;
+                    let s = self.session_mut(&id.into());
+                    if s.parent.is_none() {
+                        s.agent_root = true;
+                    }
+                    s.setup_on = Some(conn);
+                }
+            }
+            ("session/load" | "session/resume", _) => {
+                self.windows.remove(&request.id);
+                if let Some(attempt) = self.attempts.remove(&request.id)
+                    && outcome.is_err()
+                {
+                    // A failed resume voids the grants and states received during it.
+                    for id in &attempt.touched {
+                        if let Some(s) = self.sessions.get_mut(id) {
+                            s.cancel_granted_on = None;
+                            s.state_current_on = None;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn session_update(&mut self, u: &wire::SessionUpdate<'_>) {
+        let outer: Id = u.session.into();
+        self.session_mut(&outer);
+        match u.kind {
+            "subagent_update" => self.association(&outer, u.update),
+            "state_update" => {
+                if u.update.get("state").is_some_and(Value::is_string) {
+                    let snapshot = wire::state_update_snapshot(u.update);
+                    self.report_state(&outer, Some(Value::Object(snapshot)));
+                }
+            }
+            "session_message" => self.session_message(&outer, u.update, false),
+            "session_message_chunk" => self.session_message(&outer, u.update, true),
+            "session_info_update" => {
+                if let Some(title) = patch_str(string_patch(u.update, "title")) {
+                    self.session_mut(&outer).conversation_title = title;
+                }
+            }
+            "usage_update" => {
+                self.session_mut(&outer).usage = Some(Value::Object(
+                    wire::state_update_snapshot(u.update),
+                ));
+            }
+            "tool_call" | "tool_call_update" => self.tool_call(&outer, u.kind, u.update),
+            _ => {}
+        }
+    }
+
+    /// Can `child` be associated under `parent`? Not itself, not an Agent-created root,
+    /// never a second parent, never an ancestor of its parent.
+    pub fn association_allowed(&self, parent: &str, child: &str) -> bool {
+        if parent == child {
+            return false;
+        }
+        match self.sessions.get(child) {
+            Some(s) if s.agent_root => false,
+            Some(s) if s.parent.is_some() => s.parent.as_deref() == Some(parent),
+            _ => !self.ancestors_or_self(parent).any(|a| a == child),
+        }
+    }
+
+    fn association(&mut self, parent: &Id, update: &Map<String, Value>) {
+        let Some(child) = update.get("sessionId").and_then(Value::as_str) else {
+            return;
+        };
+        if !self.association_allowed(parent, child) {
+            return;
+        }
+        let child: Id = child.into();
+        let conn = self.conn;
+        let in_replay = self.in_replay();
+        let first = self.session_mut(&child).parent.is_none();
+        if first {
+            self.session_mut(&child).parent = Some(parent.clone());
+            self.session_mut(parent).children.push_back(child.clone());
+        }
+        let attempt_covers = self.resume_pending_over(&child);
+        let s = self.session_mut(&child);
+        s.announced_on = Some(conn);
+        if let Some(title) = patch_str(string_patch(update, "title")) {
+            s.title = title;
+        }
+        if let Some(description) = patch_str(string_patch(update, "description")) {
+            s.description = description;
+        }
+        let mut granted = false;
+        match object_patch(update, "capabilities") {
+            Patch::Omitted | Patch::Invalid(_) => {}
+            Patch::Null => {
+                s.capabilities = Some(Value::Null);
+                s.cancel_granted_on = None;
+            }
+            Patch::Set(caps) => {
+                s.capabilities = Some(Value::Object(caps.clone()));
+                // Replaced whole: no `cancel` object means no grant. Historical grants
+                // (inside a replay window) never populate the effective set.
+                let cancel = caps.get("cancel").is_some_and(Value::is_object);
+                s.cancel_granted_on = (cancel && !in_replay).then_some(conn);
+                granted = cancel && !in_replay;
+            }
+        }
+        match object_patch(update, "state") {
+            Patch::Omitted | Patch::Invalid(_) => {}
+            Patch::Null => self.report_state(&child, None),
+            Patch::Set(state) => {
+                if state.get("state").is_some_and(Value::is_string) {
+                    self.report_state(&child, Some(Value::Object(state.clone())));
+                }
+            }
+        }
+        if granted && attempt_covers {
+            self.touch_attempts(&child);
+        }
+    }
+
+    /// A work-state report on either path (v1 association, v2 `state_update` or its
+    /// parent mirror): one idempotent state, current unless inside a replay window.
+    fn report_state(&mut self, id: &Id, snapshot: Option<Value>) {
+        let conn = self.conn;
+        let current = !self.in_replay();
+        let attempt_covers = current && self.resume_pending_over(id);
+        let s = self.session_mut(id);
+        let changed = s.state != snapshot;
+        if changed
+            && snapshot
+                .as_ref()
+                .and_then(|v| v.get("state"))
+                .and_then(Value::as_str)
+                == Some("idle")
+        {
+            s.idle_transitions += 1;
+        }
+        s.state = snapshot;
+        s.state_current_on = current.then_some(conn);
+        if attempt_covers {
+            self.touch_attempts(id);
+        }
+    }
+
+    fn touch_attempts(&mut self, id: &Id) {
+        let covering: Vec<RpcId> = self
+            .attempts
+            .iter()
+            .filter(|(_, a)| self.ancestors_or_self(id).any(|x| x == &*a.root))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in covering {
+            if let Some(a) = self.attempts.get_mut(&key) {
+                a.touched.push_back(id.clone());
+            }
+        }
+    }
+
+    fn session_message(&mut self, outer: &Id, update: &Map<String, Value>, chunk: bool) {
+        let Some(message_id) = update.get("messageId").and_then(Value::as_str) else {
+            return;
+        };
+        let conn = self.conn;
+        let transcripts = self.options.transcripts;
+        let s = self.session_mut(outer);
+        let epoch = s.replay_epoch;
+        let index = match s.message_index.get(message_id) {
+            Some(&i) => i,
+            None => {
+                let i = s.messages.len();
+                s.message_index.insert(message_id.into(), i);
+                s.messages.push_back(Message {
+                    id: message_id.into(),
+                    sender: None,
+                    recipient: None,
+                    content: Vector::new(),
+                    meta: None,
+                    period: (conn, epoch),
+                    content_epoch: epoch,
+                });
+                i
+            }
+        };
+        let Some(m) = s.messages.get_mut(index) else {
+            return;
+        };
+        // Participants accumulate within one (connection, replay epoch); a new period
+        // may supply them afresh. Omitted and null mean "not supplied".
+        let fresh = m.period == (conn, epoch);
+        m.period = (conn, epoch);
+        for (key, slot) in [
+            ("senderSessionId", &mut m.sender),
+            ("recipientSessionId", &mut m.recipient),
+        ] {
+            if let Some(id) = update.get(key).and_then(Value::as_str)
+                && (slot.is_none() || !fresh)
+            {
+                *slot = Some(id.into());
+            }
+        }
+        if chunk {
+            if let Some(block) = update.get("content").filter(|c| is_content_block(c)) {
+                if m.content_epoch != epoch {
+                    m.content = Vector::new();
+                    m.content_epoch = epoch;
+                }
+                if transcripts {
+                    m.content.push_back(block.clone());
+                }
+            }
+            return;
+        }
+        match update.get("content") {
+            Some(Value::Null) => {
+                m.content = Vector::new();
+                m.content_epoch = epoch;
+            }
+            Some(Value::Array(blocks)) => {
+                m.content = if transcripts {
+                    blocks.iter().cloned().collect()
+                } else {
+                    Vector::new()
+                };
+                m.content_epoch = epoch;
+            }
+            _ => {}
+        }
+        match update.get("_meta") {
+            None => {}
+            Some(Value::Null) => m.meta = None,
+            Some(meta) => m.meta = Some(meta.clone()),
+        }
+    }
+
+    fn tool_call(&mut self, outer: &Id, kind: &str, update: &Map<String, Value>) {
+        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let status = update.get("status").and_then(Value::as_str);
+        let s = self.session_mut(outer);
+        match (s.tool_calls.get_mut(call), kind) {
+            (Some(existing), _) => {
+                if let Some(status) = status {
+                    existing.status = status.into();
+                    existing.locally_cancelled = false;
+                }
+            }
+            (None, _) => {
+                s.tool_calls.insert(
+                    call.into(),
+                    ToolCall {
+                        status: status.unwrap_or("pending").into(),
+                        locally_cancelled: false,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The Client's optimistic presentation after `session/cancel` of `target`: the
+    /// unfinished tool calls of the target and of its descendants not confirmed idle are
+    /// shown cancelled until the Agent reports them.
+    fn cancel_tool_calls(&mut self, target: &str) {
+        let mut affected = vec![Id::from(target)];
+        affected.extend(
+            self.descendants(target)
+                .into_iter()
+                .filter(|d| self.current_state(d) != Some("idle")),
+        );
+        for id in affected {
+            if let Some(s) = self.sessions.get_mut(&id) {
+                for call in s.tool_calls.values_mut() {
+                    if matches!(&*call.status, "pending" | "in_progress") {
+                        call.status = "cancelled".into();
+                        call.locally_cancelled = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn session_mut(&mut self, id: &Id) -> &mut Session {
+        if !self.sessions.contains_key(id) {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.sessions.insert(id.clone(), Session::new(id.clone(), seq));
+        }
+        self.sessions
+            .entry(id.clone())
+            .or_insert_with(|| Session::new(id.clone(), 0))
+    }
+}
+
+/// `session/load`, or `session/resume` with a non-null `replayFrom`, requests replay.
+pub(crate) fn is_replay_request(method: &str, params: &Value) -> bool {
+    match method {
+        "session/load" => true,
+        "session/resume" => params.get("replayFrom").is_some_and(|v| !v.is_null()),
+        _ => false,
+    }
+}
+
+/// One ContentBlock: an object with a string `type`.
+pub(crate) fn is_content_block(value: &Value) -> bool {
+    value.get("type").is_some_and(Value::is_string)
+}
+
+fn client_caps(params: &Value) -> ClientCaps {
+    let caps = params.get("clientCapabilities");
+    let flag = |path: &str| {
+        caps.and_then(|c| c.pointer(path))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    ClientCaps {
+        subagents: caps
+            .and_then(|c| c.get("subagents"))
+            .is_some_and(Value::is_object),
+        read_text_file: flag("/fs/readTextFile"),
+        write_text_file: flag("/fs/writeTextFile"),
+        terminal: flag("/terminal"),
+    }
+}
+
+/// A nullable string patch as a change: `None` = unchanged (omitted or invalid),
+/// `Some(None)` = cleared, `Some(Some(s))` = replaced.
+fn patch_str(p: Patch<'_, &str>) -> Option<Option<Arc<str>>> {
+    match p {
+        Patch::Omitted | Patch::Invalid(_) => None,
+        Patch::Null => Some(None),
+        Patch::Set(s) => Some(Some(s.into())),
+    }
+}

@@ -1,0 +1,404 @@
+//! ACP wire decoding: `acp` trace records, JSON-RPC messages and the subagent fields.
+//!
+//! Owns: turning one parsed record (`serde_json::Value`) into borrowed, classified parts,
+//! and the *lenient* field reads the view uses together with the *strict* type facts the
+//! checker reports (`field-invalid`). A field of the wrong JSON type reads as
+//! [`Patch::Invalid`], which the view treats as omitted, exactly as the official schema
+//! crate's `DefaultOnError` does, while the checker still sees the raw value.
+//! Never: allocates for what it only looks at; every read borrows from the record.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// Which end of the connection sent a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Side {
+    /// The Client (editor, UI).
+    Client,
+    /// The Agent.
+    Agent,
+}
+
+impl Side {
+    /// The other end.
+    pub fn other(self) -> Side {
+        match self {
+            Side::Client => Side::Agent,
+            Side::Agent => Side::Client,
+        }
+    }
+
+    /// `client` or `agent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Agent => "agent",
+        }
+    }
+}
+
+/// A transport event of an `acp` trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// `{"from":"transport","event":"connected"}`: a new connection starts.
+    Connected,
+    /// `{"from":"transport","event":"disconnected"}`: the connection is lost.
+    Disconnected,
+}
+
+/// One record of an `acp` trace, borrowed from its parsed line.
+#[derive(Debug, Clone, Copy)]
+pub enum Record<'a> {
+    /// A JSON-RPC message or batch sent by one side.
+    Message {
+        /// The sender.
+        from: Side,
+        /// The messages, in array order (one for a plain message).
+        entries: &'a [Value],
+        /// Whether the message was a JSON-RPC batch (an array).
+        batch: bool,
+    },
+    /// A transport event.
+    Transport(Transport),
+}
+
+/// Reads one `acp` record: `{"from":"client"|"agent","message":…}` or
+/// `{"from":"transport","event":"connected"|"disconnected"}`; `at` must be a
+/// non-negative number when present.
+///
+/// ```
+/// use lineage_core::acp::wire::{parse_record, Record, Side};
+/// let v = serde_json::json!({"from":"agent","message":[{"jsonrpc":"2.0","method":"x"}]});
+/// let Ok(Record::Message { from, entries, batch }) = parse_record(&v) else { panic!() };
+/// assert_eq!((from, entries.len(), batch), (Side::Agent, 1, true));
+/// assert!(parse_record(&serde_json::json!({"from":"server"})).is_err());
+/// ```
+pub fn parse_record(value: &Value) -> Result<Record<'_>, String> {
+    let Some(obj) = value.as_object() else {
+        return Err("a record must be a JSON object".into());
+    };
+    if let Some(at) = obj.get("at")
+        && !at.as_f64().is_some_and(|n| n >= 0.0)
+    {
+        return Err(format!(
+            "`at` must be a non-negative number of milliseconds, got {at}"
+        ));
+    }
+    let from = match obj.get("from").and_then(Value::as_str) {
+        Some("client") => Side::Client,
+        Some("agent") => Side::Agent,
+        Some("transport") => {
+            return match obj.get("event").and_then(Value::as_str) {
+                Some("connected") => Ok(Record::Transport(Transport::Connected)),
+                Some("disconnected") => Ok(Record::Transport(Transport::Disconnected)),
+                _ => Err(
+                    "a transport record needs `event`: \"connected\" or \"disconnected\"".into(),
+                ),
+            };
+        }
+        Some(other) => {
+            return Err(format!(
+                "`from` must be \"client\", \"agent\" or \"transport\", got {other:?}"
+            ));
+        }
+        None => return Err("a record needs `from`: \"client\", \"agent\" or \"transport\"".into()),
+    };
+    match obj.get("message") {
+        Some(Value::Array(entries)) if entries.is_empty() => {
+            Err("`message` is an empty JSON-RPC batch".into())
+        }
+        Some(Value::Array(entries)) => Ok(Record::Message {
+            from,
+            entries,
+            batch: true,
+        }),
+        Some(message @ Value::Object(_)) => Ok(Record::Message {
+            from,
+            entries: std::slice::from_ref(message),
+            batch: false,
+        }),
+        Some(_) => Err("`message` must be a JSON-RPC message object or batch array".into()),
+        None => Err("a client or agent record needs `message`".into()),
+    }
+}
+
+/// A JSON-RPC request id (a number or a string), compared by value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RpcId {
+    /// An integer id.
+    Int(i64),
+    /// A string id (or any other JSON value, shown as JSON).
+    Text(Arc<str>),
+}
+
+impl RpcId {
+    fn read(value: &Value) -> RpcId {
+        match value {
+            Value::Number(n) if n.is_i64() => RpcId::Int(n.as_i64().unwrap_or_default()),
+            Value::String(s) => RpcId::Text(s.as_str().into()),
+            other => RpcId::Text(other.to_string().into()),
+        }
+    }
+}
+
+impl fmt::Display for RpcId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RpcId::Int(n) => write!(f, "{n}"),
+            RpcId::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// One classified JSON-RPC message.
+#[derive(Debug, Clone)]
+pub enum Rpc<'a> {
+    /// A request (has `id` and `method`).
+    Request {
+        /// Its id.
+        id: RpcId,
+        /// Its method.
+        method: &'a str,
+        /// Its params (`Null` when absent).
+        params: &'a Value,
+    },
+    /// A notification (`method` without `id`).
+    Notification {
+        /// Its method.
+        method: &'a str,
+        /// Its params (`Null` when absent).
+        params: &'a Value,
+    },
+    /// A response (`id` with `result` or `error`).
+    Response {
+        /// The id of the request it answers.
+        id: RpcId,
+        /// `Ok(result)` or `Err(error)`.
+        outcome: Result<&'a Value, &'a Value>,
+    },
+}
+
+static NULL: Value = Value::Null;
+
+/// Classifies one JSON-RPC message (one entry of a batch).
+///
+/// ```
+/// use lineage_core::acp::wire::{classify, Rpc};
+/// let v = serde_json::json!({"jsonrpc":"2.0","id":3,"result":{}});
+/// assert!(matches!(classify(&v), Ok(Rpc::Response { outcome: Ok(_), .. })));
+/// assert!(classify(&serde_json::json!({"jsonrpc":"2.0"})).is_err());
+/// ```
+pub fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
+    let Some(obj) = entry.as_object() else {
+        return Err("a JSON-RPC message must be an object".into());
+    };
+    let params = match obj.get("params") {
+        None => &NULL,
+        Some(p @ (Value::Object(_) | Value::Array(_))) => p,
+        Some(_) => return Err("JSON-RPC `params` must be an object or an array".into()),
+    };
+    match (obj.get("method"), obj.get("id")) {
+        (Some(Value::String(method)), Some(id)) if !id.is_null() => Ok(Rpc::Request {
+            id: RpcId::read(id),
+            method,
+            params,
+        }),
+        (Some(Value::String(method)), _) => Ok(Rpc::Notification { method, params }),
+        (Some(_), _) => Err("JSON-RPC `method` must be a string".into()),
+        (None, Some(id)) => {
+            let id = RpcId::read(id);
+            match (obj.get("result"), obj.get("error")) {
+                (Some(result), None) => Ok(Rpc::Response {
+                    id,
+                    outcome: Ok(result),
+                }),
+                (None, Some(error)) => Ok(Rpc::Response {
+                    id,
+                    outcome: Err(error),
+                }),
+                _ => Err("a JSON-RPC response needs exactly one of `result` and `error`".into()),
+            }
+        }
+        (None, None) => Err("not a JSON-RPC message: no `method` and no `id`".into()),
+    }
+}
+
+/// A nullable patch field as read from the wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Patch<'a, T> {
+    /// The key is absent: unchanged.
+    Omitted,
+    /// `null`: clears.
+    Null,
+    /// A value of the expected type: replaces.
+    Set(T),
+    /// A value of the wrong JSON type (lenient readers treat it as omitted).
+    Invalid(&'a Value),
+}
+
+impl<'a, T> Patch<'a, T> {
+    /// Reads `key` of `obj`, converting a present non-null value with `read`.
+    pub fn read(obj: &'a Map<String, Value>, key: &str, read: impl Fn(&'a Value) -> Option<T>) -> Self {
+        match obj.get(key) {
+            None => Patch::Omitted,
+            Some(Value::Null) => Patch::Null,
+            Some(v) => read(v).map_or(Patch::Invalid(v), Patch::Set),
+        }
+    }
+
+    /// The value when set.
+    pub fn set(self) -> Option<T> {
+        match self {
+            Patch::Set(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The invalid raw value, if any.
+    pub fn invalid(&self) -> Option<&'a Value> {
+        match self {
+            Patch::Invalid(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Reads a nullable string field.
+pub fn string_patch<'a>(obj: &'a Map<String, Value>, key: &str) -> Patch<'a, &'a str> {
+    Patch::read(obj, key, Value::as_str)
+}
+
+/// Reads a nullable object field.
+pub fn object_patch<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+) -> Patch<'a, &'a Map<String, Value>> {
+    Patch::read(obj, key, Value::as_object)
+}
+
+/// `params.sessionId` when it is a string.
+pub fn session_id(params: &Value) -> Option<&str> {
+    params.get("sessionId").and_then(Value::as_str)
+}
+
+/// A `session/update` notification's addressing: the outer session and the update.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionUpdate<'a> {
+    /// `params.sessionId`: whose transcript or entities the update addresses.
+    pub session: &'a str,
+    /// `params.update.sessionUpdate`.
+    pub kind: &'a str,
+    /// `params.update`.
+    pub update: &'a Map<String, Value>,
+}
+
+/// Reads `session/update` params; `Err` names the missing required field.
+pub fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
+    let session = session_id(params)
+        .ok_or("`session/update` needs a string `params.sessionId`")?;
+    let update = params
+        .get("update")
+        .and_then(Value::as_object)
+        .ok_or("`session/update` needs an object `params.update`")?;
+    let kind = update
+        .get("sessionUpdate")
+        .and_then(Value::as_str)
+        .ok_or("`params.update` needs a string `sessionUpdate`")?;
+    Ok(SessionUpdate {
+        session,
+        kind,
+        update,
+    })
+}
+
+/// A work-state snapshot as compared by the mirror rules: `state` and `stopReason`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StateKey {
+    /// The state discriminator.
+    pub state: Arc<str>,
+    /// The stop reason, as JSON text (`None` when omitted or null).
+    pub stop_reason: Option<Arc<str>>,
+}
+
+impl StateKey {
+    /// Reads the key of a snapshot object (`{"state":…, "stopReason":…}`).
+    pub fn of(snapshot: &Map<String, Value>) -> Option<StateKey> {
+        let state = snapshot.get("state").and_then(Value::as_str)?;
+        let stop_reason = match snapshot.get("stopReason") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str().into()),
+            Some(other) => Some(other.to_string().into()),
+        };
+        Some(StateKey {
+            state: state.into(),
+            stop_reason,
+        })
+    }
+}
+
+impl fmt::Display for StateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.stop_reason {
+            Some(r) => write!(f, "{}/{}", self.state, r),
+            None => f.write_str(&self.state),
+        }
+    }
+}
+
+/// The work states the RFD defines.
+pub const KNOWN_STATES: [&str; 4] = ["running", "requires_action", "unknown", "idle"];
+/// Terminal states of the earlier draft.
+pub const LEGACY_STATES: [&str; 4] = ["completed", "failed", "cancelled", "disconnected"];
+
+/// A `state_update` (v2, child stream) as a snapshot object: the update without its
+/// `sessionUpdate` tag, so it compares equal to the parent-carried copy.
+pub fn state_update_snapshot(update: &Map<String, Value>) -> Map<String, Value> {
+    update
+        .iter()
+        .filter(|(k, _)| k.as_str() != "sessionUpdate")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patches_tell_omitted_null_set_and_invalid() {
+        let v = json!({"a":null,"b":"x","c":3});
+        let o = v.as_object().unwrap();
+        assert_eq!(string_patch(o, "z"), Patch::Omitted);
+        assert_eq!(string_patch(o, "a"), Patch::Null);
+        assert_eq!(string_patch(o, "b"), Patch::Set("x"));
+        assert!(string_patch(o, "c").invalid().is_some());
+    }
+
+    #[test]
+    fn ids_compare_by_value() {
+        let a = classify(&json!({"id":1,"method":"m"})).unwrap();
+        let b = classify(&json!({"id":"1","result":null})).unwrap();
+        let (Rpc::Request { id: a, .. }, Rpc::Response { id: b, .. }) = (a, b) else {
+            panic!()
+        };
+        assert_ne!(a, b);
+        assert_eq!(a.to_string(), "1");
+        assert_eq!(b.to_string(), "\"1\"");
+    }
+
+    #[test]
+    fn bad_records_are_errors() {
+        assert!(parse_record(&json!([])).is_err());
+        assert!(parse_record(&json!({"from":"agent","message":[]})).is_err());
+        assert!(parse_record(&json!({"from":"agent","message":1})).is_err());
+        assert!(parse_record(&json!({"from":"transport","event":"x"})).is_err());
+        assert!(parse_record(&json!({"from":"agent","message":{},"at":-1})).is_err());
+        assert!(matches!(
+            parse_record(&json!({"from":"transport","event":"disconnected"})),
+            Ok(Record::Transport(Transport::Disconnected))
+        ));
+    }
+}

@@ -1,0 +1,360 @@
+//! The control protocol: permission callbacks (interactions) and the host's `interrupt`
+//! and `stop_task` (cancel operations).
+//!
+//! Seed: "Claude SDK permission callbacks running inside a child must preserve the
+//! callback agentID as the provider agentId alias. The Claude adapter resolves that alias
+//! to the already-recorded child session and turn before emitting the canonical
+//! interaction." "Sending cancel is not a terminal fact … root/child turns settle canceled
+//! only from provider confirmation; unconfirmed child turns use the generic interrupted
+//! timeout."
+//!
+//! A root cancel completes when the interrupt's control_response and the root's `result`
+//! (the query ended) have both arrived; a `stop_task` completes when its control_response
+//! and the task's `stopped` notification have both arrived. An error response completes
+//! either at once, unconfirmed.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::{ClaudeAdapter, HOLD_LIMIT};
+use crate::ids::{Alias, SessionId};
+use crate::providers::{ProviderRecord, Sink};
+use crate::tree::{Event, InteractionKind, Millis, Severity};
+
+/// What a host control request was.
+#[derive(Debug, Clone)]
+pub(super) enum HostControl {
+    /// Cancels this session's active turn (the root: `interrupt`; a child: `stop_task`).
+    Cancel(SessionId),
+}
+
+/// A cancel operation's transport state.
+#[derive(Debug, Clone)]
+pub(super) struct CancelOp {
+    pub(super) line: usize,
+    /// `Some(ok)` once the control_response arrived.
+    response: Option<bool>,
+    /// Root cancels wait for the root `result` when a provider turn was live.
+    needs_result: bool,
+    pub(super) result_seen: bool,
+    /// Child-only cancels wait for the child's `stopped` evidence.
+    needs_stop: Option<SessionId>,
+    stopped: BTreeSet<SessionId>,
+}
+
+impl CancelOp {
+    pub(super) fn saw_stop(&mut self, child: &SessionId) {
+        self.stopped.insert(child.clone());
+    }
+
+    fn complete(&self) -> bool {
+        match self.response {
+            None => false,
+            Some(false) => true,
+            Some(true) => {
+                (!self.needs_result || self.result_seen)
+                    && self
+                        .needs_stop
+                        .as_ref()
+                        .is_none_or(|c| self.stopped.contains(c))
+            }
+        }
+    }
+
+    pub(super) fn waiting_for(&self) -> String {
+        let mut waiting = Vec::new();
+        if self.response.is_none() {
+            waiting.push("no control_response");
+        }
+        if self.needs_result && !self.result_seen {
+            waiting.push("no root result");
+        }
+        if let Some(child) = &self.needs_stop
+            && !self.stopped.contains(child)
+        {
+            waiting.push("no stopped notification");
+        }
+        waiting.join(", ")
+    }
+}
+
+impl ClaudeAdapter {
+    /// A CLI `control_request`: `can_use_tool` (and elicitations) become interactions.
+    pub(super) fn permission(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+        let message = &record.message;
+        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+            return;
+        };
+        let request = message.get("request");
+        let kind = match request
+            .and_then(|r| r.get("subtype"))
+            .and_then(Value::as_str)
+        {
+            Some("can_use_tool") => InteractionKind::Approval,
+            Some("elicitation" | "request_user_dialog") => InteractionKind::Question,
+            _ => return, // hook callbacks, MCP messages …: no tree fact
+        };
+        let agent = request
+            .and_then(|r| r.get("agent_id"))
+            .and_then(Value::as_str);
+        let owner = match agent {
+            None => self.root.clone(),
+            Some(agent) => {
+                let bound = sink
+                    .snapshot()
+                    .resolve_alias(&Alias::new("agent", agent))
+                    .cloned();
+                if bound.is_none() {
+                    // The callback can precede the child's own tool use: hold it until the
+                    // agent id is bound, never give it to the root.
+                    if self.held_count < HOLD_LIMIT {
+                        self.held_count += 1;
+                        self.held_permissions
+                            .entry(agent.to_owned())
+                            .or_default()
+                            .push((line, record.clone()));
+                    } else {
+                        sink.finding(
+                            line,
+                            "held-events-overflow",
+                            Severity::Warning,
+                            format!(
+                                "permission request for agent `{agent}` dropped: too many held"
+                            ),
+                        );
+                    }
+                    return;
+                }
+                bound
+            }
+        };
+        let Some(owner) = owner else {
+            return;
+        };
+        self.interactions
+            .insert(request_id.to_owned(), owner.clone());
+        let tool_use = request
+            .and_then(|r| r.get("tool_use_id"))
+            .and_then(Value::as_str);
+        let title = request
+            .and_then(|r| r.get("title").or_else(|| r.get("tool_name")))
+            .and_then(Value::as_str);
+        sink.emit(
+            line,
+            record.at,
+            Event::InteractionRequested {
+                session: owner,
+                request: request_id.into(),
+                kind,
+                provider_turn: self.current_provider_turn.clone(),
+                tool_call: tool_use.map(Into::into),
+                title: title.map(String::from),
+            },
+        );
+    }
+
+    /// Applies held permission requests once their agent id is bound.
+    pub(super) fn release_permissions(&mut self, agent: &str, sink: &mut Sink<'_>) {
+        let Some(records) = self.held_permissions.remove(agent) else {
+            return;
+        };
+        self.held_count = self.held_count.saturating_sub(records.len());
+        for (line, record) in records {
+            self.permission(line, &record, sink);
+        }
+    }
+
+    /// The host answered a permission request.
+    pub(super) fn permission_answered(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let response = message.get("response");
+        let Some(request_id) = response
+            .and_then(|r| r.get("request_id"))
+            .and_then(Value::as_str)
+        else {
+            return;
+        };
+        let Some(session) = self.interactions.get(request_id).cloned() else {
+            sink.finding(
+                line,
+                "unknown-response",
+                Severity::Warning,
+                format!("control_response for `{request_id}` answers no permission request seen in this trace"),
+            );
+            return;
+        };
+        let answer = response
+            .and_then(|r| r.pointer("/response/behavior"))
+            .and_then(Value::as_str)
+            .or_else(|| {
+                response
+                    .and_then(|r| r.get("subtype"))
+                    .and_then(Value::as_str)
+            })
+            .map(String::from);
+        sink.emit(
+            line,
+            at,
+            Event::InteractionAnswered {
+                session,
+                request: request_id.into(),
+                answer,
+            },
+        );
+    }
+
+    /// The CLI no longer needs an answer (`control_cancel_request`): the provider resolved it.
+    pub(super) fn permission_withdrawn(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+            return;
+        };
+        if let Some(session) = self.interactions.get(request_id).cloned() {
+            sink.emit(
+                line,
+                at,
+                Event::InteractionResolved {
+                    session,
+                    request: request_id.into(),
+                },
+            );
+        }
+    }
+
+    /// A host control request: `interrupt` (the user's cancel of the root turn) or
+    /// `stop_task` (a child-only cancel).
+    pub(super) fn host_control(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+            return;
+        };
+        let request = message.get("request");
+        let target = match request
+            .and_then(|r| r.get("subtype"))
+            .and_then(Value::as_str)
+        {
+            Some("interrupt") => self.root.clone(),
+            Some("stop_task") => {
+                let task = request
+                    .and_then(|r| r.get("task_id"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let child = sink
+                    .snapshot()
+                    .resolve_alias(&Alias::new("task", task))
+                    .cloned();
+                if child.is_none() {
+                    if !self.system_tasks.contains(task) {
+                        sink.finding(
+                            line,
+                            "unknown-task",
+                            Severity::Note,
+                            format!("stop_task for task `{task}`, which is no subagent; no child to cancel"),
+                        );
+                    }
+                    return;
+                }
+                child
+            }
+            _ => return,
+        };
+        let Some(target) = target else {
+            return;
+        };
+        let is_root = Some(&target) == self.root.as_ref();
+        // A root cancel during the notification wait cancels the reserved provider turn.
+        let reserved = is_root && self.cancel_reservation(line, at, sink);
+        let needs_result = is_root && self.provider_running && !reserved;
+        sink.emit(
+            line,
+            at,
+            Event::CancelRequested {
+                session: target.clone(),
+            },
+        );
+        let prepared = sink
+            .snapshot()
+            .session(&target)
+            .and_then(|s| s.active_turn())
+            .is_some_and(|t| sink.snapshot().cancel_operation(&t.id).is_some());
+        if !prepared {
+            return; // the reducer refused it and said why
+        }
+        self.host_controls
+            .insert(request_id.to_owned(), HostControl::Cancel(target.clone()));
+        self.cancels.insert(
+            target.clone(),
+            CancelOp {
+                line,
+                response: None,
+                needs_result,
+                result_seen: false,
+                needs_stop: (!is_root).then_some(target),
+                stopped: BTreeSet::new(),
+            },
+        );
+    }
+
+    /// The CLI answered a host control request.
+    pub(super) fn control_response(
+        &mut self,
+        line: usize,
+        _at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let response = message.get("response");
+        let Some(request_id) = response
+            .and_then(|r| r.get("request_id"))
+            .and_then(Value::as_str)
+        else {
+            return;
+        };
+        let Some(HostControl::Cancel(target)) = self.host_controls.remove(request_id) else {
+            let _ = (line, sink);
+            return; // answers to initialize, set_model … carry no tree fact
+        };
+        let ok = response
+            .and_then(|r| r.get("subtype"))
+            .and_then(Value::as_str)
+            == Some("success");
+        if let Some(op) = self.cancels.get_mut(&target) {
+            op.response = Some(ok);
+        }
+    }
+
+    /// Completes every cancel whose evidence is in.
+    pub(super) fn try_complete_cancels(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        sink: &mut Sink<'_>,
+    ) {
+        let done: Vec<SessionId> = self
+            .cancels
+            .iter()
+            .filter(|(_, op)| op.complete())
+            .map(|(s, _)| s.clone())
+            .collect();
+        for session in done {
+            self.cancels.remove(&session);
+            sink.emit(line, at, Event::CancelCompleted { session });
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Assistant and user messages: routing by `parent_tool_use_id`, `Agent`/`Task` tool uses
+//! (child creation) and their launch tool results (foreground settlement, background
+//! launch).
+//!
+//! Seed: "parent_tool_use_id is the canonical child scope marker for nested messages."
+//! "The child session and submitted child turn are emitted from the earliest parent Task
+//! tool-use event." "The parent Task / Agent tool call remains owned by the session and
+//! turn that launched the child." "A foreground Task may settle its child turn from the
+//! terminal parent tool result. An async/background Task does not settle from the launch
+//! tool result; it waits for the matching task lifecycle terminal."
+
+use serde_json::Value;
+
+use super::ClaudeAdapter;
+use crate::ids::{Alias, SessionId};
+use crate::providers::Sink;
+use crate::tree::{Event, Millis, Outcome, Role, Severity, ToolStatus};
+
+/// Tool names that launch a subagent (`Task` before CLI 2.1.63, `Agent` after).
+fn launches_subagent(name: &str) -> bool {
+    matches!(name, "Agent" | "Task")
+}
+
+/// The text of a message content (a string, or the `text` blocks of an array).
+pub(super) fn text_of(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => {
+            let parts: Vec<&str> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            (!parts.is_empty()).then(|| parts.join(""))
+        }
+        _ => None,
+    }
+}
+
+impl ClaudeAdapter {
+    /// The session a message belongs to: the root, or the child named by
+    /// `parent_tool_use_id`. `None` (with a finding) when that child is unknown.
+    fn owner(&self, line: usize, message: &Value, sink: &mut Sink<'_>) -> Option<SessionId> {
+        match message.get("parent_tool_use_id").and_then(Value::as_str) {
+            None => self.root.clone(),
+            Some(parent) => {
+                let id = SessionId::from(parent);
+                if sink.snapshot().session(&id).is_some() {
+                    Some(id)
+                } else {
+                    sink.finding(
+                        line,
+                        "unknown-parent-tool-use",
+                        Severity::Warning,
+                        format!(
+                            "message scoped to tool use `{parent}`, which launched no known subagent; not attributed to any session"
+                        ),
+                    );
+                    None
+                }
+            }
+        }
+    }
+
+    pub(super) fn assistant(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(owner) = self.owner(line, message, sink) else {
+            return;
+        };
+        let is_root = Some(&owner) == self.root.as_ref();
+        if is_root && !self.root_output(line, at, "assistant output", sink) {
+            return;
+        }
+        if !is_root && let Some(agent) = message.get("agent_id").and_then(Value::as_str) {
+            self.bind_alias(line, at, &owner, "agent", agent, sink);
+        }
+        let blocks = message
+            .pointer("/message/content")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let message_id = message.pointer("/message/id").and_then(Value::as_str);
+        for block in blocks {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    let text = block
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    sink.emit(
+                        line,
+                        at,
+                        Event::Message {
+                            session: owner.clone(),
+                            message: message_id.map(Into::into),
+                            role: Role::Assistant,
+                            text: text.to_owned(),
+                        },
+                    );
+                }
+                Some("tool_use") => self.tool_use(line, at, &owner, block, sink),
+                _ => {} // thinking, images …
+            }
+        }
+    }
+
+    /// A tool use on `owner`'s turn; an `Agent`/`Task` one also creates the child.
+    fn tool_use(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        owner: &SessionId,
+        block: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(id) = block.get("id").and_then(Value::as_str) else {
+            return;
+        };
+        let name = block
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let input = block.get("input");
+        let description = input
+            .and_then(|i| i.get("description"))
+            .and_then(Value::as_str)
+            .map(String::from);
+        sink.emit(
+            line,
+            at,
+            Event::ToolCallStarted {
+                session: owner.clone(),
+                call: id.into(),
+                name: Some(name.to_owned()),
+                title: description.clone(),
+            },
+        );
+        if launches_subagent(name) {
+            let child = SessionId::from(id);
+            if input
+                .and_then(|i| i.get("run_in_background"))
+                .and_then(Value::as_bool)
+                == Some(true)
+            {
+                self.background.insert(child.clone());
+            }
+            sink.emit(
+                line,
+                at,
+                Event::ChildSpawned {
+                    session: child,
+                    parent_session: owner.clone(),
+                    parent_turn: None,
+                    tool_call: Some(id.into()),
+                    title: description,
+                    aliases: vec![Alias::new("tool_use", id)],
+                },
+            );
+        }
+    }
+
+    /// Tool results (a `user` message from the CLI): each completes its tool call on the
+    /// turn that started it; a subagent launch result is settlement evidence.
+    pub(super) fn tool_results(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(owner) = self.owner(line, message, sink) else {
+            return;
+        };
+        let blocks = message
+            .pointer("/message/content")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for block in blocks {
+            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                continue;
+            };
+            let is_error = block
+                .get("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let child = SessionId::from(id);
+            let launched = sink
+                .snapshot()
+                .session(&child)
+                .and_then(|s| s.relation.as_ref())
+                .is_some_and(|r| r.tool_call.as_ref().map(|c| c.as_str()) == Some(id));
+            if launched {
+                self.launch_result(line, at, &owner, &child, message, block, is_error, sink);
+            } else {
+                let status = if is_error {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Completed
+                };
+                sink.emit(
+                    line,
+                    at,
+                    Event::ToolCallCompleted {
+                        session: owner.clone(),
+                        call: id.into(),
+                        status,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The launch tool's result: the launch call completes on the parent's turn; a
+    /// foreground child settles from it, a background one waits for its notification.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_result(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        parent: &SessionId,
+        child: &SessionId,
+        message: &Value,
+        block: &Value,
+        is_error: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        let status = message
+            .pointer("/tool_use_result/status")
+            .and_then(Value::as_str);
+        // An older CLI gives no structured status: fall back to what the launch input or
+        // `task_started` said about backgrounding.
+        let background = matches!(status, Some("async_launched" | "remote_launched"))
+            || (status.is_none() && self.background.contains(child));
+        if background {
+            self.background.insert(child.clone());
+        }
+        let interrupted = is_error && mentions_interrupt(block);
+        sink.emit(
+            line,
+            at,
+            Event::ToolCallCompleted {
+                session: parent.clone(),
+                call: child.as_str().into(),
+                status: if interrupted {
+                    ToolStatus::Canceled
+                } else if is_error {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Completed
+                },
+            },
+        );
+        if background && !is_error {
+            return; // launch accepted; the task notification settles the child
+        }
+        if interrupted {
+            // Cancellation fallout: evidence while the cancel is in flight, dropped after.
+            self.stop_evidence(line, at, child, sink);
+            return;
+        }
+        let outcome = if is_error {
+            Outcome::Failed
+        } else {
+            Outcome::Completed
+        };
+        self.child_terminal(line, at, child, outcome, sink);
+    }
+
+    pub(super) fn stream_event(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        match message.get("parent_tool_use_id").and_then(Value::as_str) {
+            None => {
+                self.root_output(line, at, "stream event", sink);
+            }
+            Some(child) => self.child_activity(line, at, &SessionId::from(child), sink),
+        }
+    }
+}
+
+/// Does a tool result say the user interrupted it (`user_interrupt`, "interrupted")?
+fn mentions_interrupt(block: &Value) -> bool {
+    let text = match block.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    text.contains("user_interrupt")
+        || text.contains("interrupted by user")
+        || text.contains("Interrupted")
+}

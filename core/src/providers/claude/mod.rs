@@ -1,0 +1,344 @@
+//! Claude Agent SDK adapter: a captured stream-json stdio log (`claude-sdk` format) →
+//! canonical events.
+//!
+//! Owns: root session identification, routing by `parent_tool_use_id`, child creation
+//! from the earliest `Agent`/`Task` tool use, task-id / agent-id aliases, foreground vs
+//! background settlement evidence, permission callbacks, the final-child continuation
+//! guard, and interrupt / `stop_task` as cancel operations.
+//! Never: settles a turn by itself. Each `result` becomes `root_provider_turn_completed`
+//! (seed: *Claude Code SDK Mapping*: "The Claude SDK root turn_completed maps to
+//! root_provider_turn_completed, never directly to canonical root turn.completed").
+//!
+//! Ids: the root session is the SDK `session_id`; a child session is its launching
+//! `tool_use.id`. Time comes only from records' `at`.
+
+mod control;
+mod guard;
+mod messages;
+mod tasks;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{ProviderRecord, Sink};
+use crate::ids::{Alias, SessionId};
+use crate::tree::{Event, Millis, Outcome, Severity};
+use control::{CancelOp, HostControl};
+use guard::Reservation;
+
+/// At most this many records wait for the root session id or for an agent id binding.
+const HOLD_LIMIT: usize = 4096;
+
+/// The Claude adapter's routing state (transport correlation only).
+#[derive(Debug, Clone, Default)]
+pub struct ClaudeAdapter {
+    root: Option<SessionId>,
+    /// Records read before the root session id was known.
+    pre_root: Vec<(usize, ProviderRecord)>,
+    /// Is a root provider turn (real or reserved) live?
+    provider_running: bool,
+    provider_turns: u32,
+    current_provider_turn: Option<String>,
+    /// The last root `result`'s outcome.
+    last_outcome: Option<Outcome>,
+    /// Children known to run in the background (wait for their task_notification).
+    background: BTreeSet<SessionId>,
+    /// Task-system work without subagent identity (e.g. a background Bash): never a child.
+    system_tasks: BTreeSet<String>,
+    /// Permission requests naming an agent id no child is bound to yet.
+    held_permissions: BTreeMap<String, Vec<(usize, ProviderRecord)>>,
+    held_count: usize,
+    /// Permission request id → owning session.
+    interactions: BTreeMap<String, SessionId>,
+    /// The final-child continuation reservation, while armed.
+    reservation: Option<Reservation>,
+    /// A reserved continuation timed out: its late output is stale until the next
+    /// user submission.
+    stale: bool,
+    /// Host control requests awaiting their response.
+    host_controls: BTreeMap<String, HostControl>,
+    /// Cancel operations in flight, by requested session.
+    cancels: BTreeMap<SessionId, CancelOp>,
+}
+
+impl ClaudeAdapter {
+    /// A new adapter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Normalizes one record.
+    pub fn record(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+        let message = &record.message;
+        let Some(kind) = message.get("type").and_then(Value::as_str) else {
+            sink.finding(
+                line,
+                "malformed-record",
+                Severity::Error,
+                "not a valid claude-sdk message: no string `type`".into(),
+            );
+            return;
+        };
+        self.check_reservation_timeout(line, record.at, sink);
+        if self.root.is_none() {
+            let session_id = message
+                .get("session_id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            match (record.from.as_str(), session_id) {
+                ("cli", Some(id)) => self.create_root(line, record.at, id, sink),
+                _ => {
+                    if self.pre_root.len() < HOLD_LIMIT {
+                        self.pre_root.push((line, record.clone()));
+                    } else {
+                        sink.finding(
+                            line,
+                            "held-events-overflow",
+                            Severity::Warning,
+                            "record dropped: too many records before the SDK session id was known"
+                                .into(),
+                        );
+                    }
+                    return;
+                }
+            }
+        }
+        let at = record.at;
+        match (record.from.as_str(), kind) {
+            ("cli", "system") => self.system(line, at, message, sink),
+            ("cli", "assistant") => self.assistant(line, at, message, sink),
+            ("cli", "user") => self.tool_results(line, at, message, sink),
+            ("cli", "result") => self.result(line, at, message, sink),
+            ("cli", "stream_event") => self.stream_event(line, at, message, sink),
+            ("cli", "control_request") => self.permission(line, record, sink),
+            ("cli", "control_response") => self.control_response(line, at, message, sink),
+            ("cli", "control_cancel_request") => self.permission_withdrawn(line, at, message, sink),
+            ("host", "user") => self.user_submitted(line, at, message, sink),
+            ("host", "control_request") => self.host_control(line, at, message, sink),
+            ("host", "control_response") => self.permission_answered(line, at, message, sink),
+            // Status, rate limits, hooks, tool progress, partial-message bookkeeping …
+            // carry no session-tree fact.
+            _ => {}
+        }
+        self.try_complete_cancels(line, at, sink);
+    }
+
+    /// End of trace: report what is still pending.
+    pub fn finish(&mut self, sink: &mut Sink<'_>) {
+        for (agent, records) in std::mem::take(&mut self.held_permissions) {
+            for (line, _) in records {
+                sink.finding(
+                    line,
+                    "unknown-agent-request",
+                    Severity::Warning,
+                    format!(
+                        "permission request for agent `{agent}`, which no child was ever bound to, is rejected (never given to the root)"
+                    ),
+                );
+            }
+        }
+        for (line, _) in std::mem::take(&mut self.pre_root) {
+            sink.finding(
+                line,
+                "unattributed-record",
+                Severity::Warning,
+                "record read before any SDK session id; the trace never named its session".into(),
+            );
+        }
+        for (session, op) in &self.cancels {
+            sink.finding(
+                op.line,
+                "cancel-incomplete",
+                Severity::Warning,
+                format!(
+                    "the cancel of `{session}` never completed ({})",
+                    op.waiting_for()
+                ),
+            );
+        }
+    }
+
+    fn create_root(&mut self, line: usize, at: Option<Millis>, id: &str, sink: &mut Sink<'_>) {
+        let root = SessionId::from(id);
+        self.root = Some(root.clone());
+        sink.emit(
+            line,
+            at,
+            Event::RootSessionCreated {
+                session: root,
+                title: None,
+                aliases: vec![Alias::new("session", id)],
+            },
+        );
+        for (held_line, held) in std::mem::take(&mut self.pre_root) {
+            self.record(held_line, &held, sink);
+        }
+    }
+
+    fn root(&self) -> Option<&SessionId> {
+        self.root.as_ref()
+    }
+
+    /// Is the canonical root turn active (so root output belongs to it)?
+    fn root_turn_active(&self, sink: &Sink<'_>) -> bool {
+        self.root()
+            .and_then(|r| sink.snapshot().session(r))
+            .and_then(|s| s.active_turn())
+            .is_some()
+    }
+
+    /// Root output: the first after a terminal starts a root provider turn (a
+    /// continuation when the root turn is already running); it also takes over an armed
+    /// reservation. Returns `false` when the output is stale and must be dropped.
+    fn root_output(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        what: &str,
+        sink: &mut Sink<'_>,
+    ) -> bool {
+        if self.stale {
+            sink.finding(
+                line,
+                "stale-continuation",
+                Severity::Note,
+                format!("{what} of a continuation that timed out is stale; dropped"),
+            );
+            return false;
+        }
+        if self.reservation.take().is_some() {
+            return true; // the reserved provider turn is this continuation
+        }
+        if !self.provider_running && self.root_turn_active(sink) {
+            self.start_provider_turn(line, at, "provider", sink);
+        }
+        true
+    }
+
+    fn start_provider_turn(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        prefix: &str,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        self.provider_turns += 1;
+        let id = format!("{prefix}-{}", self.provider_turns);
+        self.current_provider_turn = Some(id.clone());
+        self.provider_running = true;
+        sink.emit(
+            line,
+            at,
+            Event::RootProviderTurnStarted {
+                session: root,
+                provider_turn: Some(id),
+            },
+        );
+    }
+
+    fn end_provider_turn(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        outcome: Outcome,
+        error: Option<String>,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        self.provider_running = false;
+        sink.emit(
+            line,
+            at,
+            Event::RootProviderTurnCompleted {
+                session: root,
+                provider_turn: self.current_provider_turn.clone(),
+                outcome,
+                error,
+            },
+        );
+    }
+
+    fn system(&mut self, line: usize, at: Option<Millis>, message: &Value, sink: &mut Sink<'_>) {
+        match message.get("subtype").and_then(Value::as_str) {
+            // An init at startup (before any submission) opens nothing; later ones begin
+            // a provider turn (a continuation when the root turn is still active).
+            Some("init") if self.root_turn_active(sink) || self.stale => {
+                self.root_output(line, at, "system/init", sink);
+            }
+            Some("task_started") => self.task_started(line, at, message, sink),
+            Some("task_progress") => self.task_progress(line, at, message, sink),
+            Some("task_notification") => self.task_notification(line, at, message, sink),
+            _ => {} // task_updated, session_state_changed, status …: no tree fact
+        }
+    }
+
+    fn result(&mut self, line: usize, at: Option<Millis>, message: &Value, sink: &mut Sink<'_>) {
+        if !self.root_output(line, at, "result", sink) {
+            return;
+        }
+        let success = message.get("subtype").and_then(Value::as_str) == Some("success")
+            && !message
+                .get("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+        let outcome = if success {
+            Outcome::Completed
+        } else {
+            Outcome::Failed
+        };
+        let error = (!success)
+            .then(|| {
+                message
+                    .get("result")
+                    .and_then(Value::as_str)
+                    .or_else(|| message.get("subtype").and_then(Value::as_str))
+                    .map(String::from)
+            })
+            .flatten();
+        if !self.provider_running {
+            // A result always ends a provider turn; if none was seen starting (no root
+            // output before it), this one started and ended here.
+            if !self.root_turn_active(sink) {
+                // Nothing to attach to: the reducer records it as a late provider terminal
+                // (or reports it unmatched).
+                self.end_provider_turn(line, at, outcome, error, sink);
+                return;
+            }
+            self.start_provider_turn(line, at, "provider", sink);
+        }
+        self.last_outcome = Some(outcome);
+        self.end_provider_turn(line, at, outcome, error, sink);
+        for op in self.cancels.values_mut() {
+            op.result_seen = true;
+        }
+    }
+
+    fn user_submitted(
+        &mut self,
+        line: usize,
+        at: Option<Millis>,
+        message: &Value,
+        sink: &mut Sink<'_>,
+    ) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        self.stale = false;
+        let text = messages::text_of(message.pointer("/message/content"));
+        sink.emit(
+            line,
+            at,
+            Event::UserSubmitted {
+                session: root,
+                message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+                text,
+            },
+        );
+    }
+}
