@@ -60,7 +60,12 @@ pub fn events(data: &[u8]) {
 /// detection), checking invariants of the result. Must never panic.
 pub fn trace_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    for format in [None, Some(Format::Canonical), Some(Format::CodexAppServer)] {
+    for format in [
+        None,
+        Some(Format::Canonical),
+        Some(Format::CodexAppServer),
+        Some(Format::ClaudeSdk),
+    ] {
         let options = Options {
             format,
             until_line: None,
