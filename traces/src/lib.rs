@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lineage_core::replay::{self, Options, Replay};
+use lineage_core::replay::{Options, Replay, Replayer};
 use lineage_core::{Level, SessionId, Snapshot, TurnId};
 use serde_json::Value;
 
@@ -87,24 +87,32 @@ pub fn check_trace(path: &Path) -> Result<Checked, String> {
         .as_object()
         .map(|m| m.keys().filter_map(|k| k.parse().ok()).collect())
         .unwrap_or_default();
-    let replay = replay::replay_with(&text, &Options::default(), |line, event, step| {
+    // Feed the lines one by one so that `expectAt` sees the state after each physical
+    // line with all its consequences (an adapter may apply held records of earlier lines
+    // when a later line registers their thread), exactly as `replay --at` does.
+    let mut replayer = Replayer::new(&Options::default());
+    let mut check_step = |line: usize, event: &lineage_core::Event, step: &lineage_core::Step| {
         if let Err(v) = step.snapshot.check_invariants(Level::Full) {
-            failures.push(format!(
-                "line {line}: invariant broken after {}: {v}",
-                event.name()
-            ));
+            failures.push(format!("line {line}: invariant broken after {}: {v}", event.name()));
         }
-        if wanted_lines.contains(&line) {
-            snapshots.insert(line, step.snapshot.clone());
+    };
+    for line in text.lines() {
+        replayer
+            .push_line_with(line, &mut check_step)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if wanted_lines.contains(&replayer.line()) {
+            snapshots.insert(replayer.line(), replayer.snapshot().clone());
         }
-    });
-    let replay = replay.map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let replay = replayer
+        .finish_with(&mut check_step)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(at) = header["expectAt"].as_object() {
         for (line, expect) in at {
             let n: usize = line.parse().unwrap_or(0);
             match snapshots.get(&n) {
                 Some(s) => compare(s, expect, &format!("after line {n}"), &mut failures),
-                None => failures.push(format!("expectAt {line}: no event applied on that line")),
+                None => failures.push(format!("expectAt {line}: the trace has no such line")),
             }
         }
     }

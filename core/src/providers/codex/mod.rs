@@ -234,7 +234,7 @@ impl CodexAdapter {
                     rule,
                     severity,
                     format!(
-                        "thread `{thread}` was revealed after its root turn closed and was never created; this record is not attributed to any session"
+                        "thread `{thread}` was never created (revealed after its root turn closed or began cancelling); this record is not attributed to any session"
                     ),
                 );
                 if let rpc::Kind::Request { id, .. } = rpc::classify(&record.message) {
