@@ -36,11 +36,21 @@ pub fn parse_record(
     format: Format,
     sides: [&str; 2],
 ) -> Result<ProviderRecord, RecordError> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| RecordError::NotJson(in_record(&e)))?;
-    let record = ProviderRecord::deserialize(&value).map_err(|e| RecordError::Invalid {
-        format,
-        reason: e.to_string(),
+    // One pass: straight into the record (no intermediate `Value` copy of the message).
+    let record: ProviderRecord = serde_json::from_str(line).map_err(|e| {
+        // Tell "not JSON at all" from "JSON of the wrong shape" (error path only).
+        match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            Err(syntax) => RecordError::NotJson(in_record(&syntax)),
+            Ok(_) => RecordError::Invalid {
+                format,
+                reason: e
+                    .to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            },
+        }
     })?;
     if !sides.contains(&record.from.as_str()) {
         return Err(RecordError::Invalid {
