@@ -93,7 +93,10 @@ pub fn check_trace(path: &Path) -> Result<Checked, String> {
     let mut replayer = Replayer::new(&Options::default());
     let mut check_step = |line: usize, event: &lineage_core::Event, step: &lineage_core::Step| {
         if let Err(v) = step.snapshot.check_invariants(Level::Full) {
-            failures.push(format!("line {line}: invariant broken after {}: {v}", event.name()));
+            failures.push(format!(
+                "line {line}: invariant broken after {}: {v}",
+                event.name()
+            ));
         }
     };
     for line in text.lines() {
@@ -203,3 +206,5 @@ fn compare(snapshot: &Snapshot, expect: &Value, when: &str, failures: &mut Vec<S
         }
     }
 }
+
+pub mod generator;
