@@ -40,6 +40,7 @@
     )
 )]
 
+pub mod acp;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod ids;

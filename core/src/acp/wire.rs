@@ -240,7 +240,11 @@ pub enum Patch<'a, T> {
 
 impl<'a, T> Patch<'a, T> {
     /// Reads `key` of `obj`, converting a present non-null value with `read`.
-    pub fn read(obj: &'a Map<String, Value>, key: &str, read: impl Fn(&'a Value) -> Option<T>) -> Self {
+    pub fn read(
+        obj: &'a Map<String, Value>,
+        key: &str,
+        read: impl Fn(&'a Value) -> Option<T>,
+    ) -> Self {
         match obj.get(key) {
             None => Patch::Omitted,
             Some(Value::Null) => Patch::Null,
@@ -296,8 +300,7 @@ pub struct SessionUpdate<'a> {
 
 /// Reads `session/update` params; `Err` names the missing required field.
 pub fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
-    let session = session_id(params)
-        .ok_or("`session/update` needs a string `params.sessionId`")?;
+    let session = session_id(params).ok_or("`session/update` needs a string `params.sessionId`")?;
     let update = params
         .get("update")
         .and_then(Value::as_object)
@@ -379,8 +382,11 @@ mod tests {
 
     #[test]
     fn ids_compare_by_value() {
-        let a = classify(&json!({"id":1,"method":"m"})).unwrap();
-        let b = classify(&json!({"id":"1","result":null})).unwrap();
+        let (va, vb) = (
+            json!({"id":1,"method":"m"}),
+            json!({"id":"1","result":null}),
+        );
+        let (a, b) = (classify(&va).unwrap(), classify(&vb).unwrap());
         let (Rpc::Request { id: a, .. }, Rpc::Response { id: b, .. }) = (a, b) else {
             panic!()
         };

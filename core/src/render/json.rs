@@ -238,7 +238,7 @@ fn session_view(s: &Session) -> SessionView<'_> {
         }),
         title: s.title.as_deref(),
         deleted: s.deleted,
-        turns: s.turns.iter().map(turn_view).collect(),
+        turns: s.turns.iter().map(|t| turn_view(t)).collect(),
         aliases: s.aliases.iter().map(|a| a.to_string()).collect(),
         messages: s
             .messages

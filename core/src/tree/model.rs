@@ -350,14 +350,15 @@ pub struct Session {
     pub deleted: bool,
     /// Creation order in the snapshot (for stable output).
     pub seq: u64,
-    /// Turns in order; at most the last one is active.
-    pub turns: Vector<Turn>,
+    /// Turns in order; at most the last one is active. Shared (`Arc`) so that updating one
+    /// turn path-copies pointers, not the turns beside it.
+    pub turns: Vector<Arc<Turn>>,
     /// Direct children, in spawn order.
     pub children: Vector<SessionId>,
     /// Provider handles bound to this session.
     pub aliases: Vector<Alias>,
     /// Transcript.
-    pub messages: Vector<Message>,
+    pub messages: Vector<Arc<Message>>,
     /// Message id → index in `messages` (streamed deltas append to the same entry).
     pub message_index: OrdMap<MessageId, usize>,
     /// Tool calls by id.
@@ -367,17 +368,17 @@ pub struct Session {
 impl Session {
     /// The active (unsettled) turn, if any. Only the last turn can be active.
     pub fn active_turn(&self) -> Option<&Turn> {
-        self.turns.last().filter(|t| t.is_active())
+        self.turns.last().map(Arc::as_ref).filter(|t| t.is_active())
     }
 
     /// The last turn, active or not.
     pub fn last_turn(&self) -> Option<&Turn> {
-        self.turns.last()
+        self.turns.last().map(Arc::as_ref)
     }
 
     /// The turn with ordinal `n`.
     pub fn turn(&self, n: u32) -> Option<&Turn> {
         let index = usize::try_from(n.checked_sub(1)?).ok()?;
-        self.turns.get(index)
+        self.turns.get(index).map(Arc::as_ref)
     }
 }

@@ -7,6 +7,7 @@
 //! O(log n) per event.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use imbl::OrdMap;
 
@@ -57,8 +58,8 @@ use crate::ids::{Alias, RequestId, SessionId, TurnId};
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
-    pub(crate) sessions: OrdMap<SessionId, Session>,
-    pub(crate) interactions: OrdMap<(TurnId, RequestId), Interaction>,
+    pub(crate) sessions: OrdMap<SessionId, Arc<Session>>,
+    pub(crate) interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
     /// (session, request) → the turn of the latest interaction with that request id.
     pub(crate) requests: OrdMap<(SessionId, RequestId), TurnId>,
     pub(crate) aliases: OrdMap<Alias, SessionId>,
@@ -91,17 +92,17 @@ impl Snapshot {
 
     /// The session with this id, deleted or not.
     pub fn session(&self, id: &SessionId) -> Option<&Session> {
-        self.sessions.get(id)
+        self.sessions.get(id).map(Arc::as_ref)
     }
 
     /// Every session, ordered by id.
     pub fn sessions(&self) -> impl Iterator<Item = &Session> {
-        self.sessions.values()
+        self.sessions.values().map(Arc::as_ref)
     }
 
     /// Every session in creation order (parents before their children).
     pub fn sessions_in_creation_order(&self) -> Vec<&Session> {
-        let mut all: Vec<&Session> = self.sessions.values().collect();
+        let mut all: Vec<&Session> = self.sessions.values().map(Arc::as_ref).collect();
         all.sort_by_key(|s| s.seq);
         all
     }
@@ -111,6 +112,7 @@ impl Snapshot {
         let mut roots: Vec<&Session> = self
             .sessions
             .values()
+            .map(Arc::as_ref)
             .filter(|s| s.kind == SessionKind::Root)
             .collect();
         roots.sort_by_key(|s| s.seq);
@@ -124,14 +126,16 @@ impl Snapshot {
 
     /// Every interaction that still exists, in creation order.
     pub fn interactions(&self) -> Vec<&Interaction> {
-        let mut all: Vec<&Interaction> = self.interactions.values().collect();
+        let mut all: Vec<&Interaction> = self.interactions.values().map(Arc::as_ref).collect();
         all.sort_by_key(|i| i.seq);
         all
     }
 
     /// The interaction owned by this (turn, request).
     pub fn interaction(&self, turn: &TurnId, request: &RequestId) -> Option<&Interaction> {
-        self.interactions.get(&(turn.clone(), request.clone()))
+        self.interactions
+            .get(&(turn.clone(), request.clone()))
+            .map(Arc::as_ref)
     }
 
     /// The latest interaction with this request id on this session.
@@ -151,7 +155,7 @@ impl Snapshot {
         self.interactions
             .range((Bound::Included(start), Bound::Unbounded))
             .take_while(move |((t, _), _)| *t == turn)
-            .map(|(_, i)| i)
+            .map(|(_, i)| i.as_ref())
     }
 
     /// The session a provider handle is bound to.

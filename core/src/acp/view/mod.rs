@@ -24,6 +24,10 @@
 //! ```
 
 mod reduce;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use reduce::is_content_block;
 
 use std::sync::Arc;
 
@@ -140,8 +144,9 @@ pub struct Session {
     pub idle_transitions: u64,
     /// The last `usage_update` (latest cumulative value; never summed).
     pub usage: Option<Value>,
-    /// Session-directed messages in order of first appearance.
-    pub messages: Vector<Message>,
+    /// Session-directed messages in order of first appearance (shared, so a chunk of the
+    /// vector stays small however large a message is).
+    pub messages: Vector<Arc<Message>>,
     /// Tool calls by id.
     pub tool_calls: OrdMap<Arc<str>, ToolCall>,
     message_index: OrdMap<Id, usize>,
@@ -185,7 +190,9 @@ impl Session {
 
     /// A message of its transcript.
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.messages.get(*self.message_index.get(id)?)
+        self.messages
+            .get(*self.message_index.get(id)?)
+            .map(|m| &**m)
     }
 }
 
@@ -233,6 +240,15 @@ impl View {
             pending: OrdMap::new(),
             windows: OrdMap::new(),
             attempts: OrdMap::new(),
+        }
+    }
+
+    /// Sets the trace header's `protocolVersion` (the fallback until an `initialize`
+    /// response tells).
+    pub fn set_header_version(&mut self, version: Option<u64>) {
+        self.options.header_version = version;
+        if self.init.is_none() {
+            self.version = version;
         }
     }
 
@@ -332,11 +348,9 @@ impl View {
     /// Is a `session/resume` without replay pending for `id` or one of its ancestors?
     pub fn resume_pending_over(&self, id: &str) -> bool {
         !self.attempts.is_empty()
-            && self.ancestors_or_self(id).any(|a| {
-                self.attempts
-                    .values()
-                    .any(|attempt| &*attempt.root == a)
-            })
+            && self
+                .ancestors_or_self(id)
+                .any(|a| self.attempts.values().any(|attempt| &*attempt.root == a))
     }
 
     /// The pending request `id` sent by `from` on this connection.
@@ -385,5 +399,26 @@ impl View {
             out.push(id);
         }
         out
+    }
+
+    /// The participants of message `message` of `session`'s transcript accumulated in
+    /// the current period (this connection and replay epoch); `(None, None)` otherwise.
+    pub fn known_participants(&self, session: &str, message: &str) -> (Option<Id>, Option<Id>) {
+        self.sessions
+            .get(session)
+            .and_then(|s| {
+                let m = s.message(message)?;
+                (m.period == (self.conn, s.replay_epoch))
+                    .then(|| (m.sender.clone(), m.recipient.clone()))
+            })
+            .unwrap_or_default()
+    }
+
+    /// Has `session` a session-directed message `message` written on this connection?
+    pub fn has_live_session_message(&self, session: &str, message: &str) -> bool {
+        self.sessions
+            .get(session)
+            .and_then(|s| s.message(message))
+            .is_some_and(|m| m.period.0 == self.conn)
     }
 }

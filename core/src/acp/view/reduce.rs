@@ -121,9 +121,12 @@ impl View {
                 let Some(root) = wire::session_id(params) else {
                     return;
                 };
-                let root: Id = root.into();
                 let conn = self.conn;
-                self.session_mut(&root).setup_on = Some(conn);
+                let Some(s) = self.session_mut(root) else {
+                    return;
+                };
+                s.setup_on = Some(conn);
+                let root = s.id.clone();
                 let replay = is_replay_request(method, params);
                 self.reset_subtree(&root, replay);
                 if let Some(id) = id {
@@ -177,9 +180,8 @@ impl View {
                 }
             }
             ("session/new" | "session/fork", Ok(result)) => {
-                if let Some(id) = wire::session_id(result) {
-                    let conn = self.conn;
-                    let s = self.session_mut(&id.into());
+                let conn = self.conn;
+                if let Some(s) = wire::session_id(result).and_then(|id| self.session_mut(id)) {
                     if s.parent.is_none() {
                         s.agent_root = true;
                     }
@@ -205,27 +207,28 @@ impl View {
     }
 
     fn session_update(&mut self, u: &wire::SessionUpdate<'_>) {
-        let outer: Id = u.session.into();
-        self.session_mut(&outer);
+        let Some(outer) = self.session_mut(u.session).map(|s| s.id.clone()) else {
+            return;
+        };
         match u.kind {
             "subagent_update" => self.association(&outer, u.update),
-            "state_update" => {
-                if u.update.get("state").is_some_and(Value::is_string) {
-                    let snapshot = wire::state_update_snapshot(u.update);
-                    self.report_state(&outer, Some(Value::Object(snapshot)));
-                }
+            "state_update" if u.update.get("state").is_some_and(Value::is_string) => {
+                let snapshot = wire::state_update_snapshot(u.update);
+                self.report_state(&outer, Some(Value::Object(snapshot)));
             }
             "session_message" => self.session_message(&outer, u.update, false),
             "session_message_chunk" => self.session_message(&outer, u.update, true),
             "session_info_update" => {
-                if let Some(title) = patch_str(string_patch(u.update, "title")) {
-                    self.session_mut(&outer).conversation_title = title;
+                if let Some(title) = patch_str(string_patch(u.update, "title"))
+                    && let Some(s) = self.sessions.get_mut(&outer)
+                {
+                    s.conversation_title = title;
                 }
             }
             "usage_update" => {
-                self.session_mut(&outer).usage = Some(Value::Object(
-                    wire::state_update_snapshot(u.update),
-                ));
+                if let Some(s) = self.sessions.get_mut(&outer) {
+                    s.usage = Some(Value::Object(wire::state_update_snapshot(u.update)));
+                }
             }
             "tool_call" | "tool_call_update" => self.tool_call(&outer, u.kind, u.update),
             _ => {}
@@ -252,16 +255,22 @@ impl View {
         if !self.association_allowed(parent, child) {
             return;
         }
-        let child: Id = child.into();
         let conn = self.conn;
         let in_replay = self.in_replay();
-        let first = self.session_mut(&child).parent.is_none();
-        if first {
-            self.session_mut(&child).parent = Some(parent.clone());
-            self.session_mut(parent).children.push_back(child.clone());
+        let Some(s) = self.session_mut(child) else {
+            return;
+        };
+        let child = s.id.clone();
+        if s.parent.is_none() {
+            s.parent = Some(parent.clone());
+            if let Some(p) = self.sessions.get_mut(parent) {
+                p.children.push_back(child.clone());
+            }
         }
         let attempt_covers = self.resume_pending_over(&child);
-        let s = self.session_mut(&child);
+        let Some(s) = self.sessions.get_mut(&child) else {
+            return;
+        };
         s.announced_on = Some(conn);
         if let Some(title) = patch_str(string_patch(update, "title")) {
             s.title = title;
@@ -305,7 +314,9 @@ impl View {
         let conn = self.conn;
         let current = !self.in_replay();
         let attempt_covers = current && self.resume_pending_over(id);
-        let s = self.session_mut(id);
+        let Some(s) = self.session_mut(id) else {
+            return;
+        };
         let changed = s.state != snapshot;
         if changed
             && snapshot
@@ -343,14 +354,16 @@ impl View {
         };
         let conn = self.conn;
         let transcripts = self.options.transcripts;
-        let s = self.session_mut(outer);
+        let Some(s) = self.sessions.get_mut(outer) else {
+            return;
+        };
         let epoch = s.replay_epoch;
         let index = match s.message_index.get(message_id) {
             Some(&i) => i,
             None => {
                 let i = s.messages.len();
                 s.message_index.insert(message_id.into(), i);
-                s.messages.push_back(Message {
+                s.messages.push_back(Arc::new(Message {
                     id: message_id.into(),
                     sender: None,
                     recipient: None,
@@ -358,11 +371,11 @@ impl View {
                     meta: None,
                     period: (conn, epoch),
                     content_epoch: epoch,
-                });
+                }));
                 i
             }
         };
-        let Some(m) = s.messages.get_mut(index) else {
+        let Some(m) = s.messages.get_mut(index).map(Arc::make_mut) else {
             return;
         };
         // Participants accumulate within one (connection, replay epoch); a new period
@@ -418,15 +431,17 @@ impl View {
             return;
         };
         let status = update.get("status").and_then(Value::as_str);
-        let s = self.session_mut(outer);
-        match (s.tool_calls.get_mut(call), kind) {
-            (Some(existing), _) => {
+        let Some(s) = self.sessions.get_mut(outer) else {
+            return;
+        };
+        match s.tool_calls.get_mut(call) {
+            Some(existing) => {
                 if let Some(status) = status {
                     existing.status = status.into();
                     existing.locally_cancelled = false;
                 }
             }
-            (None, _) => {
+            None if kind == "tool_call" || status.is_some() => {
                 s.tool_calls.insert(
                     call.into(),
                     ToolCall {
@@ -435,6 +450,7 @@ impl View {
                     },
                 );
             }
+            None => {}
         }
     }
 
@@ -450,8 +466,14 @@ impl View {
         );
         for id in affected {
             if let Some(s) = self.sessions.get_mut(&id) {
-                for call in s.tool_calls.values_mut() {
-                    if matches!(&*call.status, "pending" | "in_progress") {
+                let open: Vec<Arc<str>> = s
+                    .tool_calls
+                    .iter()
+                    .filter(|(_, c)| matches!(&*c.status, "pending" | "in_progress"))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for key in open {
+                    if let Some(call) = s.tool_calls.get_mut(&key) {
                         call.status = "cancelled".into();
                         call.locally_cancelled = true;
                     }
@@ -460,15 +482,15 @@ impl View {
         }
     }
 
-    fn session_mut(&mut self, id: &Id) -> &mut Session {
+    /// The session `id`, created on first sight (the id is allocated only then).
+    fn session_mut(&mut self, id: &str) -> Option<&mut Session> {
         if !self.sessions.contains_key(id) {
-            let seq = self.next_seq;
+            let id: Id = id.into();
+            self.sessions
+                .insert(id.clone(), Session::new(id, self.next_seq));
             self.next_seq += 1;
-            self.sessions.insert(id.clone(), Session::new(id.clone(), seq));
         }
-        self.sessions
-            .entry(id.clone())
-            .or_insert_with(|| Session::new(id.clone(), 0))
+        self.sessions.get_mut(id)
     }
 }
 

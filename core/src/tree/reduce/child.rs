@@ -101,7 +101,7 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
         title: s.title.map(Arc::from),
         deleted: false,
         seq,
-        turns: Vector::unit(turn),
+        turns: Vector::unit(Arc::new(turn)),
         children: Vector::new(),
         aliases: Vector::new(),
         messages: Vector::new(),
@@ -193,7 +193,7 @@ pub(super) fn turn_started(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> 
     turn.started = true;
     turn.phase = turn.derive_phase();
     let turn_id = turn.id.clone();
-    tx.with_session(id, |c| c.turns.push_back(turn));
+    tx.with_session(id, |c| c.turns.push_back(Arc::new(turn)));
     tx.update_turn(&rel.root_turn, |root| {
         if let Some(gate) = root.gate.as_mut() {
             gate.active_descendants.insert(turn_id.clone());

@@ -60,17 +60,18 @@ pub(super) fn append_message(
         if let Some(&index) = id.and_then(|id| s.message_index.get(id))
             && let Some(existing) = s.messages.get_mut(index)
         {
+            let existing = Arc::make_mut(existing);
             existing.text = Arc::from(format!("{}{text}", existing.text));
             return index;
         }
         let index = s.messages.len();
-        s.messages.push_back(Message {
+        s.messages.push_back(Arc::new(Message {
             id: id.cloned(),
             turn: turn.ordinal(),
             role,
             text: Arc::from(text),
             history,
-        });
+        }));
         if let Some(id) = id {
             s.message_index.insert(id.clone(), index);
         }

@@ -43,7 +43,7 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
     let seq = tx.next_seq();
     tx.next.interactions.insert(
         (turn_id.clone(), r.request.clone()),
-        Interaction {
+        Arc::new(Interaction {
             turn: turn_id.clone(),
             request: r.request.clone(),
             kind: r.kind,
@@ -53,7 +53,7 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
             title: r.title.map(Arc::from),
             answer: None,
             seq,
-        },
+        }),
     );
     tx.next
         .requests
@@ -102,6 +102,7 @@ fn set_status(
         .get(&key)
         .is_some_and(|i| i.status == InteractionStatus::Pending);
     if let Some(i) = tx.next.interactions.get_mut(&key) {
+        let i = Arc::make_mut(i);
         i.status = status;
         if let Some(answer) = answer {
             i.answer = Some(Arc::from(answer));

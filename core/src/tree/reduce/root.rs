@@ -80,7 +80,7 @@ pub(super) fn user_submitted(
             let n = next_ordinal(session);
             let turn = new_turn(tx, id, n, SessionKind::Root);
             let turn_id = turn.id.clone();
-            tx.with_session(id, |s| s.turns.push_back(turn));
+            tx.with_session(id, |s| s.turns.push_back(Arc::new(turn)));
             tx.change(Change::TurnOpened {
                 turn: turn_id.clone(),
             });

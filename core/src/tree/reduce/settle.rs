@@ -113,7 +113,7 @@ fn supersede_pending_interactions(tx: &mut Tx, id: &TurnId) {
         .collect();
     for request in pending {
         if let Some(i) = tx.next.interactions.get_mut(&(id.clone(), request.clone())) {
-            i.status = InteractionStatus::Superseded;
+            Arc::make_mut(i).status = InteractionStatus::Superseded;
         }
         tx.change(Change::InteractionChanged {
             turn: id.clone(),

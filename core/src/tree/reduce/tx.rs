@@ -2,6 +2,8 @@
 //! gathered so far. All entity access of the handlers goes through it, so phase
 //! derivation and change emission happen in exactly one place ([`Tx::update_turn`]).
 
+use std::sync::Arc;
+
 use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Millis, Session, SessionKind, Turn};
@@ -52,7 +54,7 @@ impl Tx {
 
     /// A session that exists and was not deleted.
     pub(super) fn live_session(&self, id: &SessionId) -> Result<&Session, Rejected> {
-        match self.next.sessions.get(id) {
+        match self.next.sessions.get(id).map(Arc::as_ref) {
             None => Err(Diagnostic::UnknownSession(id.clone())),
             Some(s) if s.deleted => Err(Diagnostic::DeletedSession(id.clone())),
             Some(s) => Ok(s),
@@ -81,7 +83,7 @@ impl Tx {
     }
 
     pub(super) fn session(&self, id: &SessionId) -> Option<&Session> {
-        self.next.sessions.get(id)
+        self.next.sessions.get(id).map(Arc::as_ref)
     }
 
     pub(super) fn turn(&self, id: &TurnId) -> Option<&Turn> {
@@ -89,7 +91,9 @@ impl Tx {
     }
 
     pub(super) fn insert_session(&mut self, session: Session) {
-        self.next.sessions.insert(session.id.clone(), session);
+        self.next
+            .sessions
+            .insert(session.id.clone(), Arc::new(session));
     }
 
     /// Mutates a session in place (path-copying: the base snapshot is untouched).
@@ -98,7 +102,10 @@ impl Tx {
         id: &SessionId,
         f: impl FnOnce(&mut Session) -> R,
     ) -> Option<R> {
-        self.next.sessions.get_mut(id).map(f)
+        self.next
+            .sessions
+            .get_mut(id)
+            .map(|session| f(Arc::make_mut(session)))
     }
 
     /// Mutates a turn, then stores its derived phase and reports the phase change (or the
@@ -113,7 +120,7 @@ impl Tx {
         };
         let found = self
             .with_session(id.session(), |session| {
-                let turn = session.turns.get_mut(index)?;
+                let turn = Arc::make_mut(session.turns.get_mut(index)?);
                 let before = turn.phase;
                 f(turn);
                 turn.phase = turn.derive_phase();

@@ -1,0 +1,465 @@
+//! lineage's benchmark: each metric is a ratio against a baseline measured in the same
+//! run, interleaved, as the median of several repetitions. Never a timed test.
+//!
+//! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run).
+//! Prints a table, then one JSON line with every metric.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+#![allow(missing_docs)]
+// The only unsafe code in the project: a counting wrapper around the system allocator.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lineage_core::replay::{Options, Replayer};
+use lineage_core::trace::Format;
+use lineage_core::{Event, Outcome, Role, SessionId, Snapshot};
+use lineage_traces::generator::{Shape, generate};
+
+/// Counts live heap bytes (for `retained_bytes_per_event`).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: delegates to the system allocator and only adds bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+/// Runs `baseline` and `subject` interleaved `reps` times; returns their medians.
+fn interleaved(
+    reps: usize,
+    mut baseline: impl FnMut(),
+    mut subject: impl FnMut(),
+) -> (Duration, Duration) {
+    let (mut b, mut s) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        b.push(time(&mut baseline));
+        s.push(time(&mut subject));
+    }
+    (median(b), median(s))
+}
+
+fn parse_all(text: &str) {
+    for line in text.lines() {
+        if !line.is_empty() {
+            black_box(serde_json::from_str::<serde_json::Value>(line).ok());
+        }
+    }
+}
+
+fn replay_all(text: &str) {
+    let mut r = Replayer::new(&Options::default());
+    for line in text.lines() {
+        r.push_line(line).unwrap();
+    }
+    black_box(r.finish().unwrap().snapshot.sessions().count());
+}
+
+/// A tree with `n` active children under one running root turn.
+fn wide_snapshot(n: usize) -> Snapshot {
+    let mut s = Snapshot::new();
+    let apply = |s: &mut Snapshot, e: Event| *s = s.apply(&e, None).snapshot;
+    apply(
+        &mut s,
+        Event::RootSessionCreated {
+            session: "R".into(),
+            title: None,
+            aliases: vec![],
+        },
+    );
+    apply(
+        &mut s,
+        Event::UserSubmitted {
+            session: "R".into(),
+            message: None,
+            text: None,
+        },
+    );
+    apply(
+        &mut s,
+        Event::RootProviderTurnStarted {
+            session: "R".into(),
+            provider_turn: None,
+        },
+    );
+    for i in 0..n {
+        apply(
+            &mut s,
+            Event::ChildSpawned {
+                session: format!("c{i}").into(),
+                parent_session: "R".into(),
+                parent_turn: None,
+                tool_call: None,
+                title: None,
+                aliases: vec![],
+            },
+        );
+        apply(
+            &mut s,
+            Event::ChildTurnStarted {
+                session: format!("c{i}").into(),
+            },
+        );
+    }
+    s
+}
+
+/// The same event mix whatever the tree size: output, approvals, and a child that ends
+/// while a new one is spawned (the number of active children stays constant).
+fn event_mix(n: usize, count: usize) -> Vec<Event> {
+    let mut events = Vec::with_capacity(count);
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |m: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        usize::try_from(x % m as u64).unwrap()
+    };
+    let mut live: Vec<usize> = (0..n).collect();
+    let mut fresh = n;
+    let mut req = 0;
+    while events.len() < count {
+        let slot = next(live.len());
+        let child: SessionId = format!("c{}", live[slot]).into();
+        match next(10) {
+            0 => {
+                req += 1;
+                events.push(Event::InteractionRequested {
+                    session: child.clone(),
+                    request: format!("r{req}").into(),
+                    kind: lineage_core::InteractionKind::Approval,
+                    provider_turn: None,
+                    tool_call: None,
+                    title: None,
+                });
+                events.push(Event::InteractionAnswered {
+                    session: child,
+                    request: format!("r{req}").into(),
+                    answer: None,
+                });
+            }
+            1 => {
+                events.push(Event::ChildTurnCompleted {
+                    session: child,
+                    outcome: Outcome::Completed,
+                    error: None,
+                });
+                let new: SessionId = format!("c{fresh}").into();
+                events.push(Event::ChildSpawned {
+                    session: new.clone(),
+                    parent_session: "R".into(),
+                    parent_turn: None,
+                    tool_call: None,
+                    title: None,
+                    aliases: vec![],
+                });
+                events.push(Event::ChildTurnStarted { session: new });
+                live[slot] = fresh;
+                fresh += 1;
+            }
+            _ => events.push(Event::Message {
+                session: child,
+                message: None,
+                role: Role::Assistant,
+                text: "progress".into(),
+            }),
+        }
+    }
+    events
+}
+
+fn per_event(base: &Snapshot, events: &[Event]) -> Duration {
+    let t = time(|| {
+        let mut s = base.clone();
+        for e in events {
+            s = s.apply(e, None).snapshot;
+        }
+        black_box(s);
+    });
+    t / u32::try_from(events.len()).unwrap()
+}
+
+/// The "plain std map" baseline: a session record cloned whole on every event.
+#[derive(Clone)]
+#[allow(dead_code)]
+struct PlainSession {
+    id: String,
+    parent: Option<String>,
+    phase: u8,
+    turns: Vec<(u32, u8)>,
+    messages: Vec<String>,
+}
+
+fn clone_per_event(n: usize, events: usize) -> Duration {
+    let mut map = std::collections::BTreeMap::new();
+    for i in 0..n {
+        map.insert(
+            format!("c{i}"),
+            PlainSession {
+                id: format!("c{i}"),
+                parent: Some("R".into()),
+                phase: 1,
+                turns: vec![(1, 1)],
+                messages: vec![],
+            },
+        );
+    }
+    let t = time(|| {
+        let mut state = map.clone();
+        for i in 0..events {
+            let mut next = state.clone();
+            if let Some(s) = next.get_mut(&format!("c{}", i % n)) {
+                s.messages.push("progress".into());
+            }
+            state = black_box(next);
+        }
+        black_box(state.len());
+    });
+    t / u32::try_from(events).unwrap()
+}
+
+fn persistent_per_event(n: usize, events: usize) -> Duration {
+    let base = wide_snapshot(n);
+    let mix = event_mix(n, events);
+    let t = time(|| {
+        let mut kept = Vec::with_capacity(mix.len());
+        let mut s = base.clone();
+        for e in &mix {
+            let next = s.apply(e, None).snapshot;
+            kept.push(s);
+            s = next;
+        }
+        black_box(kept.len());
+    });
+    t / u32::try_from(mix.len()).unwrap()
+}
+
+/// Retained bytes by event type (the `--breakdown` view of `retained_bytes_per_event`).
+fn retained_breakdown(records: usize) {
+    let text = generate(Format::Canonical, Shape::Long { records }, 11);
+    let events: Vec<(Event, Option<u64>)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| lineage_core::trace::parse_canonical(l).ok())
+        .map(|r| (r.event, r.at))
+        .collect();
+    drop(text);
+    let mut by_type: std::collections::BTreeMap<&str, (usize, usize)> =
+        std::collections::BTreeMap::new();
+    let mut kept: Vec<Snapshot> = Vec::with_capacity(events.len() + 1);
+    let mut s = Snapshot::new();
+    for (e, at) in &events {
+        let before = LIVE.load(Ordering::Relaxed);
+        let step = s.apply(e, *at);
+        let next = step.snapshot;
+        drop(step.changes);
+        kept.push(s);
+        s = next;
+        let after = LIVE.load(Ordering::Relaxed);
+        let entry = by_type.entry(e.name()).or_default();
+        entry.0 += 1;
+        entry.1 += after.saturating_sub(before);
+    }
+    black_box(&kept);
+    for (name, (n, bytes)) in by_type {
+        println!(
+            "{name:<30} {n:>9} events {:>9} bytes/event",
+            bytes / n.max(1)
+        );
+    }
+}
+
+fn retained_bytes_per_event(records: usize) -> (f64, usize) {
+    let text = generate(Format::Canonical, Shape::Long { records }, 11);
+    let events: Vec<(Event, Option<u64>)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| lineage_core::trace::parse_canonical(l).ok())
+        .map(|r| (r.event, r.at))
+        .collect();
+    drop(text);
+    let mut kept: Vec<Snapshot> = Vec::with_capacity(events.len() + 1);
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut s = Snapshot::new();
+    for (e, at) in &events {
+        let next = s.apply(e, *at).snapshot;
+        kept.push(s);
+        s = next;
+    }
+    let after = LIVE.load(Ordering::Relaxed);
+    let n = events.len();
+    black_box(&kept);
+    #[allow(clippy::cast_precision_loss)]
+    let per = (after.saturating_sub(before)) as f64 / n as f64;
+    (per, n)
+}
+
+/// Peak RSS (KiB) of `lineage replay <file> --format json` on the given trace.
+fn peak_rss_kib(path: &std::path::Path) -> Option<u64> {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["replay", path.to_str()?, "--format", "json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_path) {
+            for line in status.lines() {
+                if let Some(v) = line.strip_prefix("VmHWM:") {
+                    peak = v.trim().trim_end_matches("kB").trim().parse().ok().or(peak);
+                }
+            }
+        }
+        if child.try_wait().ok()?.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    peak
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    if std::env::args().any(|a| a == "--breakdown") {
+        retained_breakdown(if quick { 100_000 } else { 1_000_000 });
+        return;
+    }
+    let records = if quick { 100_000 } else { 1_000_000 };
+    let reps = if quick { 3 } else { 5 };
+    let mut rows: Vec<(&str, f64, &str, String)> = Vec::new();
+
+    // replay_vs_parse
+    let codex = generate(Format::CodexAppServer, Shape::Long { records }, 7);
+    let lines = codex.lines().count();
+    let (parse, replay) = interleaved(reps, || parse_all(&codex), || replay_all(&codex));
+    let replay_vs_parse = parse.as_secs_f64() / replay.as_secs_f64();
+    rows.push((
+        "replay_vs_parse",
+        replay_vs_parse,
+        "≥ 0.8",
+        format!("{lines} codex records: parse {parse:.2?}, replay {replay:.2?}"),
+    ));
+
+    // peak memory of the CLI on the same trace
+    let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &codex).unwrap();
+    drop(codex);
+    let peak = peak_rss_kib(&path);
+    let _ = std::fs::remove_file(&path);
+
+    // scaling
+    let mix_len = if quick { 20_000 } else { 100_000 };
+    let small = wide_snapshot(1_000);
+    let big = wide_snapshot(100_000);
+    let small_mix = event_mix(1_000, mix_len);
+    let big_mix = event_mix(100_000, mix_len);
+    let mut smalls = Vec::new();
+    let mut bigs = Vec::new();
+    for _ in 0..reps {
+        smalls.push(per_event(&small, &small_mix));
+        bigs.push(per_event(&big, &big_mix));
+    }
+    let (c_small, c_big) = (median(smalls), median(bigs));
+    let scaling = c_big.as_secs_f64() / c_small.as_secs_f64();
+    rows.push((
+        "scaling",
+        scaling,
+        "≤ 4",
+        format!("per event: 1k active {c_small:.2?}, 100k active {c_big:.2?}"),
+    ));
+    drop((small, big, small_mix, big_mix));
+
+    // snapshot_vs_clone
+    let events = if quick { 2_000 } else { 5_000 };
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..reps {
+        theirs.push(clone_per_event(10_000, events / 10));
+        ours.push(persistent_per_event(10_000, events));
+    }
+    let (ours, theirs) = (median(ours), median(theirs));
+    let snapshot_vs_clone = ours.as_secs_f64() / theirs.as_secs_f64();
+    rows.push((
+        "snapshot_vs_clone",
+        snapshot_vs_clone,
+        "≤ 0.05",
+        format!("per event at 10k sessions: persistent {ours:.2?}, std clone {theirs:.2?}"),
+    ));
+
+    // retained bytes
+    let (retained, n) = retained_bytes_per_event(records);
+    rows.push((
+        "retained_bytes_per_event",
+        retained,
+        "≤ 1024",
+        format!("{n} events, every snapshot kept"),
+    ));
+
+    println!(
+        "{:<26} {:>12} {:>8}  {}",
+        "metric", "value", "target", "detail"
+    );
+    for (name, value, target, detail) in &rows {
+        println!("{name:<26} {value:>12.3} {target:>8}  {detail}");
+    }
+    match peak {
+        Some(kib) => println!(
+            "{:<26} {:>12} {:>8}  lineage replay --format json on the {lines}-record trace",
+            "peak_rss_kib", kib, "report"
+        ),
+        None => println!(
+            "{:<26} {:>12} {:>8}  (could not be read)",
+            "peak_rss_kib", "-", "report"
+        ),
+    }
+    let json = serde_json::json!({
+        "replay_vs_parse": replay_vs_parse,
+        "check_vs_parse": serde_json::Value::Null,
+        "scaling": scaling,
+        "snapshot_vs_clone": snapshot_vs_clone,
+        "retained_bytes_per_event": retained,
+        "peak_rss_kib": peak,
+        "records": lines,
+    });
+    println!("{json}");
+}

@@ -1,0 +1,396 @@
+//! Views of an `acp` replay: the DESIGN.md JSON contract, a unicode tree, a Mermaid
+//! flowchart.
+//!
+//! Owns: presentation only. Every state, grant and participant shown is read from the
+//! [`View`]; nothing is re-derived here.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::replay::AcpReplay;
+use super::view::{Message, Session, View};
+use crate::replay::Finding;
+use crate::trace::Format;
+
+// The JSON is written from these structs (fixed field order) and raw payloads are
+// re-keyed in sorted order, so the bytes do not depend on serde_json's `preserve_order`
+// feature, which other crates of a build may switch on.
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ViewJson<'a> {
+    format: &'static str,
+    connection: &'static str,
+    version: Option<u64>,
+    sessions: Vec<SessionJson<'a>>,
+    pending_requests: Vec<PendingJson<'a>>,
+    diagnostics: Vec<FindingJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionJson<'a> {
+    id: &'a str,
+    kind: &'static str,
+    parent: Option<&'a str>,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    conversation_title: Option<&'a str>,
+    state: Value,
+    state_current: bool,
+    activity: String,
+    capabilities: Value,
+    effective_cancel: bool,
+    announced: bool,
+    idle_transitions: u64,
+    usage: Value,
+    messages: Vec<MessageJson<'a>>,
+    tool_calls: Vec<ToolCallJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageJson<'a> {
+    message_id: &'a str,
+    sender: Option<&'a str>,
+    recipient: Option<&'a str>,
+    direction: Option<&'static str>,
+    content: Vec<Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolCallJson<'a> {
+    tool_call_id: &'a str,
+    status: &'a str,
+    locally_cancelled: bool,
+}
+
+#[derive(Serialize)]
+struct PendingJson<'a> {
+    line: usize,
+    from: &'static str,
+    id: String,
+    method: &'a str,
+    session: Option<&'a str>,
+}
+
+/// A finding as in the JSON contracts: `{"rule","severity","line","message"}`.
+#[derive(Serialize)]
+struct FindingJson<'a> {
+    rule: &'static str,
+    severity: String,
+    line: usize,
+    message: &'a str,
+}
+
+impl<'a> From<&'a Finding> for FindingJson<'a> {
+    fn from(f: &'a Finding) -> Self {
+        Self {
+            rule: f.rule,
+            severity: f.severity.to_string(),
+            line: f.line,
+            message: &f.message,
+        }
+    }
+}
+
+/// A raw payload with every object's keys in sorted order.
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            let mut out = Map::new();
+            for k in keys {
+                if let Some(x) = o.get(k) {
+                    out.insert(k.clone(), sorted(x));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+fn view_json(replay: &AcpReplay) -> ViewJson<'_> {
+    let view = &replay.view;
+    ViewJson {
+        format: "acp",
+        connection: if view.connected() {
+            "connected"
+        } else {
+            "disconnected"
+        },
+        version: view.version(),
+        sessions: view
+            .sessions()
+            .into_iter()
+            .map(|s| session(view, s))
+            .collect(),
+        pending_requests: view
+            .pending_requests()
+            .map(|p| PendingJson {
+                line: p.line,
+                from: p.from.as_str(),
+                id: p.id.to_string(),
+                method: &p.method,
+                session: p.session.as_deref(),
+            })
+            .collect(),
+        diagnostics: replay.findings.iter().map(FindingJson::from).collect(),
+    }
+}
+
+/// The replay as the DESIGN.md JSON object: `format`, `connection`, `sessions` (the
+/// Client's view), plus `version`, `pendingRequests` and `diagnostics`.
+pub fn json(replay: &AcpReplay) -> Value {
+    serde_json::to_value(view_json(replay)).unwrap_or_default()
+}
+
+/// [`json`] as text (pretty when asked), with a fixed key order.
+pub fn json_string(replay: &AcpReplay, pretty: bool) -> String {
+    let value = view_json(replay);
+    let text = if pretty {
+        serde_json::to_string_pretty(&value)
+    } else {
+        serde_json::to_string(&value)
+    };
+    text.unwrap_or_default()
+}
+
+/// One checked file of `lineage check`.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedFile<'a> {
+    /// The path as given or walked.
+    pub path: &'a str,
+    /// The trace's format.
+    pub format: Format,
+    /// Its findings, in line order.
+    pub findings: &'a [Finding],
+}
+
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    files: Vec<FileJson<'a>>,
+    summary: SummaryJson,
+}
+
+#[derive(Serialize)]
+struct FileJson<'a> {
+    path: &'a str,
+    format: &'static str,
+    findings: Vec<FindingJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+/// `lineage check --format json` (DESIGN.md): `{"files":[{"path","format","findings":
+/// [{"rule","severity","line","message"}]}],"summary":{"files","errors","warnings"}}`.
+///
+/// ```
+/// use lineage_core::acp::render::{check_json_string, CheckedFile};
+/// let file = CheckedFile { path: "t.jsonl", format: lineage_core::trace::Format::Acp, findings: &[] };
+/// let text = check_json_string(&[file], false);
+/// assert!(text.starts_with(r#"{"files":[{"path":"t.jsonl","format":"acp","findings":[]}]"#));
+/// ```
+pub fn check_json_string(files: &[CheckedFile<'_>], pretty: bool) -> String {
+    let all = || files.iter().flat_map(|f| f.findings.iter());
+    let count = |s| all().filter(|f| f.severity == s).count();
+    let report = CheckJson {
+        files: files
+            .iter()
+            .map(|f| FileJson {
+                path: f.path,
+                format: f.format.as_str(),
+                findings: f.findings.iter().map(FindingJson::from).collect(),
+            })
+            .collect(),
+        summary: SummaryJson {
+            files: files.len(),
+            errors: count(crate::tree::Severity::Error),
+            warnings: count(crate::tree::Severity::Warning),
+        },
+    };
+    if pretty {
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    } else {
+        serde_json::to_string(&report).unwrap_or_default()
+    }
+}
+
+/// What the Client shows as current activity: the current state, `unconfirmed` when
+/// there is none (never reported, cleared, historical, or reset by a load/resume), and
+/// `disconnected` while the connection is down. Never an invented outcome.
+pub fn activity(view: &View, s: &Session) -> String {
+    if !view.connected() {
+        return "disconnected".into();
+    }
+    view.current_state(&s.id)
+        .map_or_else(|| "unconfirmed".into(), String::from)
+}
+
+fn message<'a>(s: &Session, m: &'a Message) -> MessageJson<'a> {
+    let direction = match (&m.sender, &m.recipient) {
+        (Some(x), _) if *x == s.id => Some("outgoing"),
+        (_, Some(x)) if *x == s.id => Some("incoming"),
+        _ => None,
+    };
+    MessageJson {
+        message_id: &m.id,
+        sender: m.sender.as_deref(),
+        recipient: m.recipient.as_deref(),
+        direction,
+        content: m.content.iter().map(sorted).collect(),
+        meta: m.meta.as_ref().map(sorted),
+    }
+}
+
+fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
+    SessionJson {
+        id: &s.id,
+        kind: if s.parent.is_some() { "child" } else { "root" },
+        parent: s.parent.as_deref(),
+        title: s.title.as_deref(),
+        description: s.description.as_deref(),
+        conversation_title: s.conversation_title.as_deref(),
+        state: s.state.as_ref().map(sorted).unwrap_or(Value::Null),
+        state_current: view.state_is_current(&s.id),
+        activity: activity(view, s),
+        capabilities: s.capabilities.as_ref().map(sorted).unwrap_or(Value::Null),
+        effective_cancel: view.effective_cancel(&s.id),
+        announced: view.announced(&s.id),
+        idle_transitions: s.idle_transitions,
+        usage: s.usage.as_ref().map(sorted).unwrap_or(Value::Null),
+        messages: s.messages.iter().map(|m| message(s, m)).collect(),
+        tool_calls: s
+            .tool_calls
+            .iter()
+            .map(|(id, t)| ToolCallJson {
+                tool_call_id: id,
+                status: &t.status,
+                locally_cancelled: t.locally_cancelled,
+            })
+            .collect(),
+    }
+}
+
+/// A readable unicode tree: roots, their children (nested), each with its label, current
+/// activity, cancel control and transcript size; then the findings.
+pub fn tree(replay: &AcpReplay) -> String {
+    let view = &replay.view;
+    let mut out = String::new();
+    let version = view
+        .version()
+        .map_or_else(|| "unknown".into(), |v| v.to_string());
+    let _ = writeln!(
+        out,
+        "connection: {} · protocol v{version}",
+        if view.connected() {
+            "connected"
+        } else {
+            "disconnected"
+        }
+    );
+    for root in view.sessions().into_iter().filter(|s| s.parent.is_none()) {
+        line(&mut out, view, root, "", "");
+        children(&mut out, view, root, "");
+    }
+    if !replay.findings.is_empty() {
+        out.push('\n');
+        for f in &replay.findings {
+            let _ = writeln!(
+                out,
+                "line {}: {}[{}]: {}",
+                f.line, f.severity, f.rule, f.message
+            );
+        }
+    }
+    out
+}
+
+fn children(out: &mut String, view: &View, parent: &Session, indent: &str) {
+    let kids: Vec<&Session> = parent
+        .children
+        .iter()
+        .filter_map(|c| view.session(c))
+        .collect();
+    for (i, child) in kids.iter().enumerate() {
+        let last = i + 1 == kids.len();
+        let (branch, next) = if last {
+            ("└─ ", "   ")
+        } else {
+            ("├─ ", "│  ")
+        };
+        line(out, view, child, indent, branch);
+        children(out, view, child, &format!("{indent}{next}"));
+    }
+}
+
+fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) {
+    let _ = write!(out, "{indent}{branch}{}", s.id);
+    if s.parent.is_none() {
+        out.push_str(" · root");
+    }
+    if let Some(title) = &s.title {
+        let _ = write!(out, " · {title:?}");
+    }
+    if s.parent.is_some() || s.state.is_some() || !view.connected() {
+        let _ = write!(out, " · {}", activity(view, s));
+    }
+    if s.parent.is_some() {
+        out.push_str(if view.effective_cancel(&s.id) {
+            " · cancel allowed"
+        } else {
+            " · no cancel"
+        });
+    }
+    if !s.messages.is_empty() {
+        let _ = write!(out, " · {} message(s)", s.messages.len());
+    }
+    out.push('\n');
+}
+
+/// A Mermaid flowchart: ownership edges, and dotted edges for session-directed messages
+/// whose sender and recipient are both known.
+pub fn mermaid(replay: &AcpReplay) -> String {
+    let view = &replay.view;
+    let mut out = String::from("flowchart TD\n");
+    let sessions = view.sessions();
+    let index: std::collections::BTreeMap<&str, usize> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (&*s.id, i))
+        .collect();
+    let node = |id: &str| index.get(id).map(|i| format!("s{i}"));
+    for (i, s) in sessions.iter().enumerate() {
+        let label = s.title.as_deref().unwrap_or(&s.id).replace('"', "'");
+        let _ = writeln!(out, "    s{i}[\"{label}<br/>{}\"]", activity(view, s));
+    }
+    for (i, s) in sessions.iter().enumerate() {
+        if let Some(p) = s.parent.as_deref().and_then(node) {
+            let _ = writeln!(out, "    {p} --> s{i}");
+        }
+    }
+    for s in &sessions {
+        for m in s.messages.iter() {
+            if let (Some(from), Some(to)) = (
+                m.sender.as_deref().and_then(node),
+                m.recipient.as_deref().and_then(node),
+            ) {
+                let _ = writeln!(out, "    {from} -. \"{}\" .-> {to}", m.id.replace('"', "'"));
+            }
+        }
+    }
+    out
+}

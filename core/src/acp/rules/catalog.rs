@@ -1,0 +1,360 @@
+//! The rule catalogue: every stable rule id of DESIGN.md with its level, precise
+//! definition, the RFD text it enforces and an example. `lineage rules` prints it; the
+//! checker reports findings only through [`RuleId`], so an id can never be misspelt.
+
+use crate::tree::Severity;
+
+/// Which end of the connection a rule holds to account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Party {
+    /// The Agent's obligations.
+    Agent,
+    /// The Client's obligations.
+    Client,
+    /// Either end.
+    Both,
+}
+
+impl Party {
+    /// `agent`, `client` or `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Party::Agent => "agent",
+            Party::Client => "client",
+            Party::Both => "both",
+        }
+    }
+}
+
+/// One documented rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// The stable kebab-case id.
+    pub id: &'static str,
+    /// Its level (a few rules also report a milder variant; the definition says when).
+    pub level: Severity,
+    /// Whose obligation it checks.
+    pub party: Party,
+    /// One line.
+    pub summary: &'static str,
+    /// The precise definition the checker implements.
+    pub definition: &'static str,
+    /// The RFD text it enforces (`000_b5fcef2e22b46b21.txt`).
+    pub quote: &'static str,
+    /// A failing example (trace records) and what to do instead.
+    pub example: &'static str,
+}
+
+macro_rules! rules {
+    ($($variant:ident = $id:literal, $level:ident, $party:ident;)*) => {
+        /// Every rule id, in catalogue order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum RuleId { $(#[doc = $id] $variant,)* }
+
+        impl RuleId {
+            /// Every rule, in catalogue order.
+            pub const ALL: &'static [RuleId] = &[$(RuleId::$variant,)*];
+
+            /// The stable id.
+            pub fn as_str(self) -> &'static str {
+                match self { $(RuleId::$variant => $id,)* }
+            }
+
+            /// The documented level.
+            pub fn level(self) -> Severity {
+                match self { $(RuleId::$variant => Severity::$level,)* }
+            }
+
+            /// Whose obligation it is.
+            pub fn party(self) -> Party {
+                match self { $(RuleId::$variant => Party::$party,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    SubagentsNotNegotiated = "subagents-not-negotiated", Error, Agent;
+    TrafficBeforeAnnounce = "traffic-before-announce", Error, Agent;
+    Reparent = "reparent", Error, Agent;
+    SelfAssociation = "self-association", Error, Agent;
+    AssociationCycle = "association-cycle", Error, Agent;
+    SessionIdReused = "session-id-reused", Error, Agent;
+    MessageIdMissing = "message-id-missing", Error, Agent;
+    ChunkContentInvalid = "chunk-content-invalid", Error, Agent;
+    FieldInvalid = "field-invalid", Error, Agent;
+    MessageParticipantsSame = "message-participants-same", Error, Agent;
+    MessageOuterMismatch = "message-outer-mismatch", Error, Agent;
+    MessageParticipantChanged = "message-participant-changed", Error, Agent;
+    MessageIdConflict = "message-id-conflict", Warning, Agent;
+    StaleMirror = "stale-mirror", Error, Agent;
+    StateNotMirrored = "state-not-mirrored", Warning, Agent;
+    BatchDependency = "batch-dependency", Error, Agent;
+    RequestReissued = "request-reissued", Error, Agent;
+    ChildCapabilityBypass = "child-capability-bypass", Error, Agent;
+    CancelNotConfirmed = "cancel-not-confirmed", Warning, Agent;
+    LegacyDraftShape = "legacy-draft-shape", Warning, Agent;
+    UnknownState = "unknown-state", Note, Agent;
+    ChildListed = "child-listed", Note, Agent;
+    ChildMutation = "child-mutation", Error, Client;
+    CancelNotGranted = "cancel-not-granted", Error, Client;
+    PermissionNotCancelled = "permission-not-cancelled", Error, Client;
+    PermissionLeftPending = "permission-left-pending", Warning, Client;
+    ElicitationNotCancelled = "elicitation-not-cancelled", Warning, Client;
+    DuplicateResponse = "duplicate-response", Error, Both;
+    UnknownResponse = "unknown-response", Warning, Both;
+    ChildRequestUnanswered = "child-request-unanswered", Warning, Both;
+    MalformedRecord = "malformed-record", Error, Both;
+}
+
+impl std::str::FromStr for RuleId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        RuleId::ALL
+            .iter()
+            .copied()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("no rule `{s}` (see `lineage rules`)"))
+    }
+}
+
+impl RuleId {
+    /// Its documentation.
+    pub fn rule(self) -> Rule {
+        let (summary, definition, quote, example) = text(self);
+        Rule {
+            id: self.as_str(),
+            level: self.level(),
+            party: self.party(),
+            summary,
+            definition,
+            quote,
+            example,
+        }
+    }
+}
+
+/// Every rule's documentation, in catalogue order.
+pub fn catalogue() -> Vec<Rule> {
+    RuleId::ALL.iter().map(|r| r.rule()).collect()
+}
+
+/// The checker's model of a trace, shared by every rule (printed by `lineage rules`).
+pub const MODEL: &str = "\
+Connection: the trace start, a {\"from\":\"transport\",\"event\":\"connected\"} record or a Client `initialize` request starts one; a disconnect ends it. A connection start resets pending requests (keyed by requesting side and id), the children announced on it, effective capabilities, current work states and message state.
+Version: `protocolVersion` of the `initialize` response, else the trace header's; unknown => version-specific rules are skipped.
+Load reset: a Client `session/load` or `session/resume` of R drops R's descendants from the announced set, with their effective capabilities and current state.
+Replay window: from a `session/load` (or a `session/resume` with non-null `replayFrom`) request to its response. A resume without `replayFrom` has none.
+Trace-wide memory (never reset): every child with its parent, and the roots the Agent created (`session/new`, `session/fork` results).
+Findings point at the line of the record that breaks the rule (end-of-trace findings at the record they concern); a JSON-RPC batch is read in array order.";
+
+fn text(rule: RuleId) -> (&'static str, &'static str, &'static str, &'static str) {
+    use RuleId::*;
+    match rule {
+        SubagentsNotNegotiated => (
+            "v1: subagent updates sent although the Client did not advertise `subagents`",
+            "ACP v1 only. An Agent `session/update` whose update is `subagent_update`, `session_message` or `session_message_chunk`, sent while this connection's `initialize` request did not carry `clientCapabilities.subagents` as a JSON object (`true`, `[]`, `null` and absent do not count). Skipped when no `initialize` request was seen on the connection or the version is not known to be 1. Replay is included.",
+            "In v1, an Agent **MUST NOT** send the updates defined by this RFD unless the Client advertised `subagents`. It may still use subagents internally and present their results through the parent session.",
+            "initialize params: {\"protocolVersion\":1,\"clientCapabilities\":{}}\nlater: {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"}  <- error\nFix: present the child's work through the parent session, or have the Client send \"subagents\": {}.",
+        ),
+        TrafficBeforeAnnounce => (
+            "traffic bearing a child before its announcement on this connection",
+            "An Agent record *bears* session X when X is the outer `params.sessionId` of any `session/update` (a `subagent_update` announcing X's own child bears X, which gives parent-before-child order), the `params.sessionId` of any Agent→Client request, or the `senderSessionId`/`recipientSessionId` of a session message or chunk. Reported when X is a child (known anywhere earlier in the trace) not announced on this connection since the last reset (connection start, or a `session/load`/`session/resume` of an ancestor), or X was never set up on this connection at all (`session/new`/`session/fork` result, `session/load`/`session/resume` request). Only sender/recipient ids inside a replay window are exempt; replayed announcements count and need not be repeated after the response.",
+            "When an Agent creates a subagent that it wants to expose, it **MUST** send the announcing `subagent_update` before sending any request or notification bearing the child's session ID, including any live session message naming it as sender or recipient. […] Before using a child in live traffic, the Agent establishes the child's complete ancestor chain in parent-before-child order during this load/resume.",
+            "{\"method\":\"session/request_permission\",\"params\":{\"sessionId\":\"A\",…}}  <- error: A not announced yet\nFix: send {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"} on the parent's stream first (or keep the operation on the parent).",
+        ),
+        Reparent => (
+            "a child associated under a second parent",
+            "A `subagent_update` associates a child under an outer `sessionId` other than the parent remembered for it (trace-wide, across reconnects and loads). Re-announcing under the same parent after a reset is required, not a violation. The association is ignored.",
+            "A child has one immediate parent; the association cannot reparent an existing session, refer to itself, or create a cycle. […] It **MUST NOT** guess parentage or temporarily announce a nested child under the root.",
+            "line 5: R announces A; line 9: {\"sessionId\":\"B\",\"update\":{\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"}}  <- error\nFix: announce A only under its one true parent; buffer until the parent is known.",
+        ),
+        SelfAssociation => (
+            "a session associated as its own child",
+            "A `subagent_update` whose `update.sessionId` equals the outer `params.sessionId`. The association is ignored.",
+            "A child has one immediate parent; the association cannot reparent an existing session, refer to itself, or create a cycle.",
+            "{\"sessionId\":\"A\",\"update\":{\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"}}  <- error\nFix: send the association on the parent's stream.",
+        ),
+        AssociationCycle => (
+            "an association that makes a session its own ancestor",
+            "A `subagent_update` that would make a session its own ancestor (using the trace-wide parent memory), or that announces a root the Agent created (`session/new` or `session/fork` result) as a child. The association is ignored.",
+            "A child has one immediate parent; the association cannot reparent an existing session, refer to itself, or create a cycle.",
+            "R announces A, A announces B, then B announces A  <- error\nFix: never associate an ancestor or a top-level session as a child.",
+        ),
+        SessionIdReused => (
+            "a new session reuses an id announced as a child",
+            "A `session/new` or `session/fork` result whose `sessionId` equals an id announced earlier in the trace as a child.",
+            "`update.sessionId` is an opaque `SessionId` unique within the ACP connection. It identifies the same child across repeated delegations and **MUST NOT** be reused for an unrelated session.",
+            "child A announced under R; later session/new returns {\"sessionId\":\"A\"}  <- error\nFix: mint a fresh id for every new session.",
+        ),
+        MessageIdMissing => (
+            "a session message without a string `messageId`",
+            "A `session_message` or `session_message_chunk` whose `messageId` is absent, `null` or not a string. The update cannot be placed in any transcript.",
+            "`messageId`: required, non-nullable, and unique within the enclosing session, just like other message IDs. It identifies the entry in that transcript, not a globally shared message or either participant.",
+            "{\"sessionUpdate\":\"session_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}  <- error\nFix: add \"messageId\": \"msg_1\".",
+        ),
+        ChunkContentInvalid => (
+            "a chunk whose `content` is not one ContentBlock",
+            "A `session_message_chunk` whose `content` is not a single ContentBlock object with a string `type` (absent, `null`, an array, or an object without `type`).",
+            "`content`: a `session_message` may replace the whole `ContentBlock[]`; `session_message_chunk` requires one non-nullable `ContentBlock` to append.",
+            "{\"sessionUpdate\":\"session_message_chunk\",\"messageId\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"a\"}]}  <- error\nFix: send one block per chunk: \"content\": {\"type\":\"text\",\"text\":\"a\"}.",
+        ),
+        FieldInvalid => (
+            "a subagent field of the wrong JSON type (lenient decoders drop it silently)",
+            "`title`/`description` not a string or null; `capabilities`, `capabilities.cancel` or `state` not an object or null; a `state` object without a string `state`; `session_message.content` not an array or null; `senderSessionId`/`recipientSessionId` not a string or null. The official schema decodes such a field as *omitted* (`DefaultOnError`), so the Client silently ignores it; the view does the same.",
+            "In both versions, these optional fields are nullable patches: omission means unchanged, `null` clears the field, and a concrete value replaces the whole previous field. […] `cancel` is an optional, nullable capability object: omitted or `null` means unsupported, while `{}` advertises support.",
+            "{\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"capabilities\":{\"cancel\":true}}  <- error (and legacy-draft-shape)\nFix: \"capabilities\": {\"cancel\": {}}.",
+        ),
+        MessageParticipantsSame => (
+            "a message whose sender and recipient are the same session",
+            "Once both participants of a message (keyed by outer `sessionId` and `messageId`) are known, they are the same id. Reported once, on the record that completes the pair.",
+            "Known participant information must remain consistent with the enclosing transcript and earlier updates for that message. When both IDs are known, they identify different sessions and the outer `params.sessionId` matches one of them.",
+            "{\"sessionId\":\"R\",\"update\":{\"sessionUpdate\":\"session_message\",\"messageId\":\"m\",\"senderSessionId\":\"R\",\"recipientSessionId\":\"R\"}}  <- error\nFix: name the other session as recipient.",
+        ),
+        MessageOuterMismatch => (
+            "a message placed in a transcript that is neither its sender's nor its recipient's",
+            "Once both participants of a message are known, the outer `params.sessionId` equals neither. Reported once, on the record that completes the pair.",
+            "When both IDs are known, they identify different sessions and the outer `params.sessionId` matches one of them. Matching the sender represents the outgoing view; matching the recipient represents the incoming view.",
+            "{\"sessionId\":\"B\",\"update\":{\"sessionUpdate\":\"session_message\",\"messageId\":\"m\",\"senderSessionId\":\"R\",\"recipientSessionId\":\"A\"}}  <- error\nFix: report the message in R's transcript (outgoing) and/or A's (incoming).",
+        ),
+        MessageParticipantChanged => (
+            "a known message participant replaced by another id",
+            "Messages are keyed by (outer `sessionId`, `messageId`); participants accumulate over upserts and chunks; omitted and `null` mean \"not supplied\" and never change them; a known participant replaced by a different id is the violation (the view keeps the first). This state resets per connection and, for the loaded session's subtree, at the start of a replay.",
+            "For these identity fields, omission and `null` mean not supplied: the Client retains any previously reported value. […] Known participant information must remain consistent with the enclosing transcript and earlier updates for that message.",
+            "chunk 1: \"senderSessionId\":\"R\"; chunk 2 of the same messageId: \"senderSessionId\":\"B\"  <- error\nFix: keep participants stable, or use a new messageId for a new message.",
+        ),
+        MessageIdConflict => (
+            "one message id used for a session message and another kind of message",
+            "The same (session, `messageId`) is used on this connection by a `session_message`/`session_message_chunk` and by another kind of message (`agent_message_chunk`, `user_message_chunk`, `agent_thought_chunk`). Reported once per id.",
+            "`messageId`: required, non-nullable, and unique within the enclosing session, just like other message IDs.",
+            "agent_message_chunk messageId \"m1\" then session_message messageId \"m1\" in the same session  <- warning\nFix: draw session-message ids from the same unique space as other message ids.",
+        ),
+        StaleMirror => (
+            "v2: a delayed state copy that would overwrite newer state",
+            "ACP v2, current snapshots only (not inside a replay window; reset at a load/resume covering the child). A snapshot is `state` + `stopReason`; the child's own `state_update` stream is authoritative. A parent copy S (`subagent_update.state`) is stale when the child's stream reported S and then a different snapshot, unless the child's next report is S again (the parent carried a new transition first); it is reported at the parent copy's line once the child's next report or the end of the connection decides. A child `state_update` S is stale when the parent path reported S and then a different S′ the child has not yet reported. Repeated equal copies in a row never count.",
+            "Mirrored reports use the same `StateUpdate` snapshot and are idempotent: a second copy does not represent additional work, completion, or token usage. Copies of a transition precede later transitions on either path, so a delayed mirror cannot overwrite newer state.",
+            "child: running, idle; then parent: {\"state\":{\"state\":\"running\"}}  <- error (and the child never reports running again)\nFix: mirror each transition before the next one on either path.",
+        ),
+        StateNotMirrored => (
+            "v2: a child state never mirrored on the parent association",
+            "ACP v2: a current child `state_update` with no equal parent `subagent_update.state` (before or after it) before the child's next different report, the parent path's next transition, a reset covering the child, or the end of the connection. Reported at the child's report.",
+            "V2 uses the child's ordinary `state_update` notifications and their existing foreground-work semantics. Agents **SHOULD** also mirror each reported child state on the immediate parent's `subagent_update.state`, so both the parent's roster and the child's own stream carry the information.",
+            "child stream: {\"sessionUpdate\":\"state_update\",\"state\":\"running\"}, then idle, with no parent subagent_update carrying running  <- warning\nFix: send {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"state\":{\"state\":\"running\"}} on the parent stream.",
+        ),
+        BatchDependency => (
+            "v2: an announcement or a freshness boundary shares a batch with what depends on it",
+            "ACP v2: one JSON-RPC batch holds an announcement of X (the record that makes X announced on this connection) and traffic bearing X; or the success response to a `session/resume` with non-null `replayFrom` together with, after it in array order, a `subagent_update` carrying `state` or `capabilities`, or a `state_update`, of a session in that resumed subtree. Reported once per session per batch.",
+            "In v2, Agents **MUST NOT** place an announcement and traffic that depends on it in the same JSON-RPC batch, since batch entries may be processed in any order. […] In v2, the response and current snapshots that depend on this boundary **MUST NOT** share a JSON-RPC batch.",
+            "[{…subagent_update announcing A…},{…session/update with sessionId A…}]  <- error\nFix: send the announcement in its own message (or an earlier batch).",
+        ),
+        RequestReissued => (
+            "replay reissues a permission request that was already answered",
+            "Inside a replay window, a `session/request_permission` whose (`sessionId`, `toolCall.toolCallId`) matches a request already answered before the current load/resume request (same or earlier connection). Requests still pending at a disconnect may be issued again.",
+            "Replay **MUST NOT** reissue recorded permission, elicitation, or other Agent-to-Client requests. Newly issued requests are live and may proceed once their child and ancestors are announced, under ordinary request handling.",
+            "call_1 permission answered on connection 1; during session/load on connection 2 the Agent sends session/request_permission for call_1 again  <- error\nFix: replay the tool call's history, not its request.",
+        ),
+        ChildCapabilityBypass => (
+            "a child uses fs/terminal methods the Client never advertised",
+            "The Agent sends `fs/read_text_file`, `fs/write_text_file` or `terminal/*` with a child's `sessionId` although this connection's `initialize` request did not advertise `clientCapabilities.fs.readTextFile`, `fs.writeTextFile` or `terminal` respectively as `true`. Skipped when no `initialize` request was seen on the connection.",
+            "Agent-to-Client requests made on behalf of a child are subject to the same Client capabilities and permission checks as the parent's, and the Agent **MUST NOT** use a child to circumvent restrictions the Client imposed on the parent session.",
+            "initialize: \"fs\":{\"readTextFile\":true}; later {\"method\":\"fs/write_text_file\",\"params\":{\"sessionId\":\"A\",…}}  <- error\nFix: do the write in the Agent's own runtime or ask the user through the parent.",
+        ),
+        CancelNotConfirmed => (
+            "a cancelled running child never confirmed it stopped",
+            "At the end of the trace, with no disconnect or reload since the cancel: a child that was `running` or `requires_action` (current state) when a Client `session/cancel` named it or an ancestor never reported a later current `idle` (any `stopReason`) or `unknown`, on either path. Reported at the cancel's line.",
+            "Cancellation retains ordinary session semantics: abort the affected work and send its pending updates before confirming cancellation. A child confirms cancellation with `idle` and `stopReason: \"cancelled\"` through its v1 state snapshot or ordinary v2 notification, mirrored on the v2 parent association. […] If activity becomes unobservable, it reports `unknown` rather than inventing a cancelled outcome.",
+            "A running; Client sends session/cancel A; the trace ends with no idle/unknown for A  <- warning\nFix: report {\"state\":{\"state\":\"idle\",\"stopReason\":\"cancelled\"}} once the work stopped (or unknown).",
+        ),
+        LegacyDraftShape => (
+            "an earlier-draft subagent shape",
+            "Earlier-draft shapes: `subagent_spawned` / `subagent_state_update` updates; fields `subagentSessionId`, `name`, `task` in a subagent update; a boolean `capabilities.cancel`; states `completed`, `failed`, `cancelled`, `disconnected`. A draft `subagent_spawned` is not an announcement. One finding per update, listing every draft element.",
+            "Merged `subagent_spawned` and `subagent_state_update` into a single upsert-style `subagent_update` […] made `name`, `task`, and `capabilities` optional […] Replaced the terminal lifecycle enum with v1 work-state snapshots and normal v2 state notifications. (Revision history.) Cancellation uses `idle` with `stopReason: \"cancelled\"`, not a terminal child state.",
+            "{\"sessionUpdate\":\"subagent_spawned\",\"subagentSessionId\":\"A\",\"name\":\"worker\",\"task\":\"…\"}  <- warning\nFix: {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"title\":\"worker\"}; report idle+cancelled instead of \"cancelled\".",
+        ),
+        UnknownState => (
+            "a work state the RFD does not define (preserved)",
+            "A state value outside `running`, `requires_action`, `unknown`, `idle` that does not start with `_` and is not an earlier-draft state (those are `legacy-draft-shape`). The view preserves it with its payload; it implies neither completion nor closure.",
+            "Unrecognized state objects preserve both their discriminator and payload. Values beginning with `_` are implementation-specific; other unknown values are reserved for future ACP states. An unknown value does not imply completion or closure.",
+            "{\"state\":{\"state\":\"paused\"}}  <- note\nFix: use `_paused` for an implementation-specific state.",
+        ),
+        ChildListed => (
+            "a child appears in a `session/list` result",
+            "A `session/list` result contains the id of a child (a session associated under a parent earlier in the trace). One note per listed child.",
+            "Restricted children are discovered through parent associations rather than ordinary standalone `session/list` entries. This avoids offering load, resume, or prompt controls that are not available for them.",
+            "session/list result {\"sessions\":[{\"sessionId\":\"A\",…}]} where A is a child  <- note\nFix: list only top-level sessions.",
+        ),
+        ChildMutation => (
+            "the Client mutates a restricted child session",
+            "The Client sends `session/prompt`, `session/load`, `session/resume`, `session/set_mode`, `session/set_config_option`, `session/set_model`, `session/fork` or `session/close` naming a child (trace-wide child set, so a load of a child after a reconnect is caught): error. Any other `session/*` method or `_`-prefixed method naming a child: **warning** (it may be an unadvertised mutation). `session/cancel` is `cancel-not-granted`'s; responses and `session/list` are never mutations.",
+            "Clients **MUST NOT** invoke an unadvertised mutation, including a future method, merely because the Agent supports it for ordinary sessions. […] The only mutation capability defined by this RFD is `cancel`; direct child load, resume, and close are therefore not allowed. […] Clients **MUST NOT** call `session/load` or `session/resume` on a child to begin receiving its events.",
+            "{\"method\":\"session/prompt\",\"params\":{\"sessionId\":\"A\",…}} where A is a child  <- error\nFix: prompt the parent; the parent Agent delegates to its child.",
+        ),
+        CancelNotGranted => (
+            "the Client cancels a child without a current `cancel` grant",
+            "A Client `session/cancel` naming a child X unless X was announced on this connection since the last reset and its current effective `cancel` is a JSON object. Effective capabilities start empty at each connection and at each load/resume covering X; `capabilities` omitted keeps them, `null` empties them, an object replaces them (no `cancel` object ⇒ no grant); `cancel: true` is no grant. Grants received inside a replay window do not count; for a resume without replay, grants after the request are current but no child cancel is allowed before the success response, and an error response voids every grant received during that attempt. Root sessions are exempt.",
+            "If `capabilities.cancel` is a non-null object, the Client may send the existing `session/cancel` notification with the child's session ID. […] When loading or resuming a parent, the Client **MUST** invalidate cached live work state and mutation authorization for its children. […] The Client **MUST NOT** enable child mutations until the load/resume succeeds and a current capability grants them.",
+            "A announced with \"capabilities\":{\"cancel\":null}; Client sends {\"method\":\"session/cancel\",\"params\":{\"sessionId\":\"A\"}}  <- error\nFix: cancel the parent turn instead, or wait for a current {\"cancel\":{}} grant.",
+        ),
+        PermissionNotCancelled => (
+            "a permission request of cancelled work answered with something other than `cancelled`",
+            "After a Client `session/cancel` or `session/close` of S, a `session/request_permission` that was pending at that moment on this connection for S or a known descendant not confirmed `idle` is answered with anything but `{\"outcome\":{\"outcome\":\"cancelled\"}}` (an error response counts). S's parent and siblings are never affected.",
+            "When the Client cancels child work, directly or through an ancestor, it **MUST** respond to pending `session/request_permission` requests for the affected work with the `cancelled` outcome, following the existing cancellation rule.",
+            "permission 7 pending for A; session/cancel R; response 7 {\"outcome\":{\"outcome\":\"selected\",\"optionId\":\"allow\"}}  <- error\nFix: answer {\"outcome\":{\"outcome\":\"cancelled\"}}.",
+        ),
+        PermissionLeftPending => (
+            "a permission request of cancelled work never answered",
+            "A permission request affected by a cancel or close (see `permission-not-cancelled`) is still unanswered at the end of the trace and the connection never dropped. Reported at the request's line (and not again as `child-request-unanswered`).",
+            "When the Client cancels child work, directly or through an ancestor, it **MUST** respond to pending `session/request_permission` requests for the affected work with the `cancelled` outcome. […] Responses to Agent-to-Client requests are not Client-initiated session mutations and **MUST** still be delivered.",
+            "permission 7 pending for A; session/cancel A; the trace ends  <- warning\nFix: answer request 7 with {\"outcome\":{\"outcome\":\"cancelled\"}}.",
+        ),
+        ElicitationNotCancelled => (
+            "an elicitation of cancelled work not answered with `cancel`",
+            "An `elicitation/create` request of the affected work (its `sessionId` is the cancelled or closed session or a known descendant not confirmed `idle`), pending at such a cancel or close, answered with anything but `{\"action\":\"cancel\"}`, or left unanswered at the end of the trace with no disconnect (then reported at the request's line).",
+            "It **SHOULD** dismiss affected elicitation controls and respond with the `cancel` action. The same cleanup applies when closing the parent.",
+            "elicitation 8 pending for A; session/cancel A; response 8 {\"action\":\"accept\",…}  <- warning\nFix: answer {\"action\":\"cancel\"}.",
+        ),
+        DuplicateResponse => (
+            "a second response to one request",
+            "A response to a request that was already answered on this connection (keyed by connection, requesting side and id). Reusing an id for a new request after its answer is fine.",
+            "A late response still resolves its original request, but the Agent **MUST NOT** use it to restart cancelled or otherwise abandoned work, or to authorize a new assignment to the same child. A request **MUST NOT** receive more than one response.",
+            "response {\"id\":7,\"result\":…} twice  <- error\nFix: answer each request exactly once.",
+        ),
+        UnknownResponse => (
+            "a response to no pending request",
+            "A response whose id matches no pending request of the other side on this connection (and none answered before, which would be `duplicate-response`).",
+            "A request **MUST NOT** receive more than one response. (JSON-RPC 2.0: a response answers a request.)",
+            "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}} with no request 99  <- warning\nFix: check the id, or capture the whole connection.",
+        ),
+        ChildRequestUnanswered => (
+            "an Agent→Client request for a child never answered",
+            "At the end of the trace, an Agent→Client request whose `sessionId` is a child is still unanswered and the connection never dropped. Reported at the request's line. Requests already reported by `permission-left-pending` or `elicitation-not-cancelled` are not reported again.",
+            "Responses to Agent-to-Client requests are not Client-initiated session mutations and **MUST** still be delivered. […] Requests remain attributed to their original child session and **MUST NOT** move to the parent or a later operation.",
+            "{\"id\":7,\"method\":\"session/request_permission\",\"params\":{\"sessionId\":\"A\",…}} and no response  <- warning\nFix: the Client answers every request it receives, child or not.",
+        ),
+        MalformedRecord => (
+            "a line that is not a valid `acp` record",
+            "Not JSON; not a record (`{\"from\":\"client\"|\"agent\",\"message\":…}` or `{\"from\":\"transport\",\"event\":\"connected\"|\"disconnected\"}`, optional numeric `at`); a batch entry that is not a JSON-RPC message; or a subagent-related update missing a required field (`session/update` without string `params.sessionId`, object `params.update` or string `sessionUpdate`; `subagent_update` without string `update.sessionId`; `state_update` without string `state`). Processing continues with the next entry or line.",
+            "Only `update.sessionId` is required.",
+            "{\"from\":\"agent\",\"message\":{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"R\",\"update\":{\"sessionUpdate\":\"subagent_update\"}}}}  <- error\nFix: name the child in update.sessionId.",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_documented_and_ids_are_unique() {
+        let all = catalogue();
+        assert_eq!(all.len(), 31);
+        let mut ids: Vec<&str> = all.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), all.len());
+        for r in &all {
+            assert!(!r.definition.is_empty() && !r.quote.is_empty() && !r.example.is_empty());
+            assert_eq!(r.id.parse::<RuleId>().map(RuleId::as_str), Ok(r.id));
+        }
+    }
+}

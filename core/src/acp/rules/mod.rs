@@ -1,0 +1,339 @@
+//! The conformance checker: every rule of DESIGN.md's "ACP conformance rules", on both
+//! sides of the connection.
+//!
+//! Owns: the line-located findings and the bookkeeping the view does not need (answered
+//! ids, mirror trackers, cancels awaiting confirmation, requests that must be answered
+//! `cancelled`). It drives a [`View`] with transcripts off and reads it *before* each
+//! record, so every rule sees the Client's knowledge at that moment.
+//! Never: panics or stops on bad input (a malformed line or batch entry is a
+//! `malformed-record` finding and the rest is still checked), scans all sessions per
+//! record (lookups are ordered-map indexes; only a load, a cancel or the end of a
+//! connection visits a subtree or the pending requests).
+
+mod catalog;
+mod mirror;
+mod requests;
+mod updates;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+pub use catalog::{MODEL, Party, Rule, RuleId, catalogue};
+
+use super::view::{Id, View, ViewOptions};
+use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
+use crate::replay::Finding;
+use crate::tree::Severity;
+use mirror::Mirror;
+
+/// A request of cancelled work that must be answered with the cancellation outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MustCancel {
+    Permission,
+    Elicitation,
+}
+
+/// What one JSON-RPC batch holds, for `batch-dependency` (recorded only for batches).
+#[derive(Debug, Default)]
+struct Batch {
+    active: bool,
+    announced: Vec<Id>,
+    borne: Vec<Id>,
+    resumed: Vec<Id>,
+    after_resume: Vec<Id>,
+}
+
+/// Checks an `acp` trace record by record.
+///
+/// ```
+/// use lineage_core::acp::rules::Checker;
+/// let mut c = Checker::new(None);
+/// c.push_line(1, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#);
+/// c.push_line(2, r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#);
+/// c.push_line(3, r#"{"from":"client","message":{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"A"}}}"#);
+/// c.push_line(4, r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"A","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}}"#);
+/// c.push_line(5, "not json");
+/// let (_, findings) = c.finish();
+/// let got: Vec<_> = findings.iter().map(|f| (f.line, f.rule)).collect();
+/// assert_eq!(got, [(4, "traffic-before-announce"), (5, "malformed-record")]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Checker {
+    view: View,
+    findings: Vec<Finding>,
+    // Per connection.
+    answered: BTreeSet<(Side, RpcId)>,
+    ordinary_messages: BTreeMap<Id, BTreeSet<Id>>,
+    conflicted: BTreeSet<(Id, Id)>,
+    must_cancel: BTreeMap<RpcId, MustCancel>,
+    awaiting_confirmation: BTreeMap<Id, usize>,
+    mirrors: BTreeMap<Id, Mirror>,
+    // Trace-wide.
+    answered_permissions: BTreeMap<(Id, Id), usize>,
+}
+
+impl Checker {
+    /// A checker; `header_version` is the trace header's `protocolVersion`, if any.
+    pub fn new(header_version: Option<u64>) -> Self {
+        Self {
+            view: View::new(ViewOptions {
+                transcripts: false,
+                header_version,
+            }),
+            findings: Vec::new(),
+            answered: BTreeSet::new(),
+            ordinary_messages: BTreeMap::new(),
+            conflicted: BTreeSet::new(),
+            must_cancel: BTreeMap::new(),
+            awaiting_confirmation: BTreeMap::new(),
+            mirrors: BTreeMap::new(),
+            answered_permissions: BTreeMap::new(),
+        }
+    }
+
+    /// A checker that also keeps message content in its view (for `replay`).
+    pub fn with_view_options(options: ViewOptions) -> Self {
+        let mut checker = Self::new(options.header_version);
+        checker.view = View::new(options);
+        checker
+    }
+
+    /// Sets the trace header's `protocolVersion`.
+    pub fn set_header_version(&mut self, version: Option<u64>) {
+        self.view.set_header_version(version);
+    }
+
+    /// The Client's view so far.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The findings so far (unsorted; end-of-trace findings come from [`Checker::finish`]).
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// Checks one physical line of record text (blank lines are ignored).
+    pub fn push_line(&mut self, line: usize, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => self.push_value(line, &value),
+            Err(e) => self.malformed(line, format!("not JSON: {}", crate::trace::in_record(&e))),
+        }
+    }
+
+    /// Checks one parsed record.
+    pub fn push_value(&mut self, line: usize, value: &Value) {
+        match wire::parse_record(value) {
+            Err(reason) => self.malformed(line, format!("not a valid acp record: {reason}")),
+            Ok(Record::Transport(event)) => {
+                self.end_connection();
+                match event {
+                    Transport::Connected => self.view.connect(),
+                    Transport::Disconnected => self.view.disconnect(),
+                }
+            }
+            Ok(Record::Message {
+                from,
+                entries,
+                batch,
+            }) => {
+                let mut ctx = Batch {
+                    active: batch,
+                    ..Batch::default()
+                };
+                for (i, entry) in entries.iter().enumerate() {
+                    match wire::classify(entry) {
+                        Ok(rpc) => self.entry(line, from, &rpc, &mut ctx),
+                        Err(reason) if batch => {
+                            self.malformed(line, format!("batch entry {i}: {reason}"));
+                        }
+                        Err(reason) => self.malformed(line, reason),
+                    }
+                }
+                if batch {
+                    self.batch_dependencies(line, &ctx);
+                }
+            }
+        }
+    }
+
+    /// Reports a malformed line (e.g. bytes that are not UTF-8, found by the caller).
+    pub fn malformed(&mut self, line: usize, message: String) {
+        self.report(line, RuleId::MalformedRecord, message);
+    }
+
+    /// Ends the trace: end-of-trace rules, then every finding in line order.
+    pub fn finish(mut self) -> (View, Vec<Finding>) {
+        self.end_of_trace();
+        self.findings.sort_by_key(|f| f.line);
+        (self.view, self.findings)
+    }
+
+    fn entry(&mut self, line: usize, from: Side, rpc: &Rpc<'_>, batch: &mut Batch) {
+        match (rpc, from) {
+            (Rpc::Request { id, method, params }, _) => {
+                if from == Side::Client && *method == "initialize" {
+                    self.end_connection();
+                }
+                self.answered.remove(&(from, id.clone()));
+                match from {
+                    Side::Client => self.client_call(line, method, params),
+                    Side::Agent => self.agent_request(line, method, params, batch),
+                }
+            }
+            (Rpc::Notification { method, params }, Side::Client) => {
+                self.client_call(line, method, params);
+            }
+            (Rpc::Notification { method, params }, Side::Agent) => {
+                if *method == "session/update" {
+                    self.session_update(line, params, batch);
+                }
+            }
+            (Rpc::Response { id, outcome }, _) => self.response(line, from, id, *outcome, batch),
+        }
+        self.view.apply_rpc(line, from, rpc);
+    }
+
+    fn report(&mut self, line: usize, rule: RuleId, message: String) {
+        self.report_at(line, rule, rule.level(), message);
+    }
+
+    fn report_at(&mut self, line: usize, rule: RuleId, severity: Severity, message: String) {
+        self.findings.push(Finding {
+            line,
+            rule: rule.as_str(),
+            severity,
+            message,
+        });
+    }
+
+    /// The connection ends (disconnect, a new connection, or the end of the trace):
+    /// mirror trackers decide, and every per-connection obligation is dropped.
+    fn end_connection(&mut self) {
+        let mirrors = std::mem::take(&mut self.mirrors);
+        for (child, mirror) in mirrors {
+            self.mirror_verdict(&child, mirror.close());
+        }
+        self.answered.clear();
+        self.ordinary_messages.clear();
+        self.conflicted.clear();
+        self.must_cancel.clear();
+        self.awaiting_confirmation.clear();
+    }
+
+    fn end_of_trace(&mut self) {
+        let mirrors = std::mem::take(&mut self.mirrors);
+        for (child, mirror) in mirrors {
+            self.mirror_verdict(&child, mirror.close());
+        }
+        let cancels = std::mem::take(&mut self.awaiting_confirmation);
+        for (child, line) in cancels {
+            self.report(
+                line,
+                RuleId::CancelNotConfirmed,
+                format!(
+                    "`{child}` was working when this cancel reached it but never reported a later `idle` or `unknown`; report {{\"state\":\"idle\",\"stopReason\":\"cancelled\"}} once its work stopped, or `unknown` if it cannot tell"
+                ),
+            );
+        }
+        let pending: Vec<_> = self
+            .view
+            .pending_requests()
+            .filter(|p| p.from == Side::Agent)
+            .cloned()
+            .collect();
+        for p in pending {
+            let method = &*p.method;
+            match self.must_cancel.get(&p.id) {
+                Some(MustCancel::Permission) => self.report(
+                    p.line,
+                    RuleId::PermissionLeftPending,
+                    format!(
+                        "permission request {} belongs to cancelled work and was never answered; answer it with {{\"outcome\":{{\"outcome\":\"cancelled\"}}}}",
+                        p.id
+                    ),
+                ),
+                Some(MustCancel::Elicitation) => self.report(
+                    p.line,
+                    RuleId::ElicitationNotCancelled,
+                    format!(
+                        "elicitation {} belongs to cancelled work and was never answered; dismiss it and answer {{\"action\":\"cancel\"}}",
+                        p.id
+                    ),
+                ),
+                None => {
+                    if let Some(session) = p.session.as_deref()
+                        && self.view.is_child(session)
+                    {
+                        self.report(
+                            p.line,
+                            RuleId::ChildRequestUnanswered,
+                            format!(
+                                "`{method}` request {} for child `{session}` was never answered; the Client must answer every Agent request, child or not",
+                                p.id
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn mirror_verdict(&mut self, child: &Id, verdict: mirror::Verdict) {
+        for line in verdict.stale {
+            self.report(
+                line,
+                RuleId::StaleMirror,
+                format!(
+                    "this work-state copy for `{child}` is older than a transition already reported on the other path; mirror each transition before the next one on either path"
+                ),
+            );
+        }
+        for line in verdict.unmirrored {
+            self.report(
+                line,
+                RuleId::StateNotMirrored,
+                format!(
+                    "the parent association never carried this state of `{child}`; also send it as `subagent_update.state` on the parent's stream"
+                ),
+            );
+        }
+    }
+
+    fn batch_dependencies(&mut self, line: usize, batch: &Batch) {
+        if self.view.version() != Some(2) {
+            return;
+        }
+        let mut reported = BTreeSet::new();
+        for child in &batch.announced {
+            if batch.borne.contains(child) && reported.insert(child.clone()) {
+                self.report(
+                    line,
+                    RuleId::BatchDependency,
+                    format!(
+                        "this batch announces `{child}` and also carries traffic bearing it; batch entries may be processed in any order, so send the announcement first, on its own"
+                    ),
+                );
+            }
+        }
+        for id in &batch.after_resume {
+            let covered = batch
+                .resumed
+                .iter()
+                .any(|root| root == id || self.view.is_descendant(id, root));
+            if covered && reported.insert(id.clone()) {
+                self.report(
+                    line,
+                    RuleId::BatchDependency,
+                    format!(
+                        "this batch holds the resume response (the freshness boundary) and a current snapshot of `{id}` that depends on it; send current snapshots after the response, in a separate message"
+                    ),
+                );
+            }
+        }
+    }
+}

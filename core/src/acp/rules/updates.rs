@@ -1,0 +1,438 @@
+//! `session/update` checks: announcement order, associations, field types, session
+//! messages, work-state reports and earlier-draft shapes.
+
+use serde_json::{Map, Value};
+
+use super::mirror::Path;
+use super::{Batch, Checker, RuleId};
+use crate::acp::view::Id;
+use crate::acp::wire::{
+    self, KNOWN_STATES, LEGACY_STATES, Patch, StateKey, object_patch, string_patch,
+};
+
+impl Checker {
+    pub(super) fn session_update(&mut self, line: usize, params: &Value, batch: &mut Batch) {
+        let u = match wire::session_update(params) {
+            Ok(u) => u,
+            Err(reason) => {
+                self.malformed(line, reason);
+                return;
+            }
+        };
+        self.bears(line, u.session, "its outer `params.sessionId`", batch);
+        match u.kind {
+            "subagent_update" => self.association(line, u.session, u.update, batch),
+            "session_message" | "session_message_chunk" => {
+                self.negotiated(line, u.kind);
+                self.session_message(line, u.session, u.kind, u.update, batch);
+            }
+            "state_update" => self.child_state(line, u.session, u.update, batch),
+            "subagent_spawned" | "subagent_state_update" => {
+                self.legacy(line, u.kind, u.update, true);
+            }
+            "agent_message_chunk" | "user_message_chunk" | "agent_thought_chunk" => {
+                if let Some(id) = u.update.get("messageId").and_then(Value::as_str) {
+                    if self.view.has_live_session_message(u.session, id) {
+                        self.message_id_conflict(line, u.session, id);
+                    }
+                    match self.ordinary_messages.get_mut(u.session) {
+                        Some(ids) if ids.contains(id) => {}
+                        Some(ids) => {
+                            ids.insert(id.into());
+                        }
+                        None => {
+                            let ids = std::iter::once(Id::from(id)).collect();
+                            self.ordinary_messages.insert(u.session.into(), ids);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `traffic-before-announce`: an Agent record bearing `id`.
+    pub(super) fn bears(&mut self, line: usize, id: &str, how: &str, batch: &mut Batch) {
+        if batch.active {
+            batch.borne.push(id.into());
+        }
+        if self.view.routable(id) {
+            return;
+        }
+        let message = if self.view.is_child(id) {
+            format!(
+                "`{id}` is a child not announced on this connection since the last reset, yet this record bears it as {how}; send its `subagent_update` (and its ancestors', parent first) before any traffic for it"
+            )
+        } else {
+            format!(
+                "`{id}` was never set up on this connection (no `session/new`/`session/fork` result, no `session/load`/`session/resume`, no `subagent_update` announcing it), yet this record bears it as {how}; announce it first or keep the work on its parent"
+            )
+        };
+        self.report(line, RuleId::TrafficBeforeAnnounce, message);
+    }
+
+    /// `subagents-not-negotiated` for one update kind.
+    fn negotiated(&mut self, line: usize, kind: &str) {
+        if self.view.version() == Some(1)
+            && self.view.client_caps().is_some_and(|caps| !caps.subagents)
+        {
+            self.report(
+                line,
+                RuleId::SubagentsNotNegotiated,
+                format!(
+                    "`{kind}` sent on a v1 connection whose `initialize` did not advertise `clientCapabilities.subagents` as an object; present the work through the parent session instead"
+                ),
+            );
+        }
+    }
+
+    fn association(
+        &mut self,
+        line: usize,
+        parent: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let Some(child) = update.get("sessionId").and_then(Value::as_str) else {
+            self.malformed(
+                line,
+                "`subagent_update` needs a string `update.sessionId` naming the child".into(),
+            );
+            return;
+        };
+        self.negotiated(line, "subagent_update");
+        self.association_fields(line, update);
+        self.legacy(line, "subagent_update", update, false);
+        if let Some(state) = update
+            .get("state")
+            .and_then(|s| s.get("state"))
+            .and_then(Value::as_str)
+        {
+            self.unknown_state(line, child, state);
+        }
+        if !self.association_valid(line, parent, child) {
+            return;
+        }
+        if batch.active && !self.view.announced(child) {
+            batch.announced.push(child.into());
+        }
+        let has_snapshot = !matches!(object_patch(update, "state"), Patch::Omitted)
+            || !matches!(object_patch(update, "capabilities"), Patch::Omitted);
+        if has_snapshot && batch.active && !batch.resumed.is_empty() {
+            batch.after_resume.push(child.into());
+        }
+        if let Some(state) = object_patch(update, "state").set() {
+            self.state_report(line, child, state, Path::Parent);
+        }
+    }
+
+    /// `self-association`, `association-cycle`, `reparent`; `false` when the view will
+    /// ignore the association.
+    fn association_valid(&mut self, line: usize, parent: &str, child: &str) -> bool {
+        if parent == child {
+            self.report(
+                line,
+                RuleId::SelfAssociation,
+                format!("`{child}` is associated as its own child; send the association on its parent's stream"),
+            );
+            return false;
+        }
+        let remembered = self.view.session(child).and_then(|s| s.parent.clone());
+        if let Some(old) = remembered {
+            if &*old != parent {
+                self.report(
+                    line,
+                    RuleId::Reparent,
+                    format!(
+                        "`{child}` belongs to `{old}` but is now associated under `{parent}`; a child has one immediate parent for the whole connection history — never guess parentage"
+                    ),
+                );
+                return false;
+            }
+            return true;
+        }
+        if self.view.session(child).is_some_and(|s| s.agent_root) {
+            self.report(
+                line,
+                RuleId::AssociationCycle,
+                format!(
+                    "`{child}` is a root the Agent created (`session/new`/`session/fork`) and cannot become a child of `{parent}`"
+                ),
+            );
+            return false;
+        }
+        if self.view.ancestors_or_self(parent).any(|a| a == child) {
+            self.report(
+                line,
+                RuleId::AssociationCycle,
+                format!(
+                    "associating `{child}` under `{parent}` makes `{child}` its own ancestor; the ownership tree must stay acyclic"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// `field-invalid` for the association's optional fields.
+    fn association_fields(&mut self, line: usize, update: &Map<String, Value>) {
+        let mut bad = Vec::new();
+        for key in ["title", "description"] {
+            if string_patch(update, key).invalid().is_some() {
+                bad.push(format!("`{key}` must be a string or null"));
+            }
+        }
+        match object_patch(update, "capabilities") {
+            Patch::Invalid(_) => bad.push("`capabilities` must be an object or null".into()),
+            Patch::Set(caps) if object_patch(caps, "cancel").invalid().is_some() => {
+                bad.push("`capabilities.cancel` must be an object (e.g. `{}`) or null".into());
+            }
+            _ => {}
+        }
+        match object_patch(update, "state") {
+            Patch::Invalid(_) => bad.push("`state` must be an object or null".into()),
+            Patch::Set(state) if !state.get("state").is_some_and(Value::is_string) => {
+                bad.push("a `state` object needs a string `state`".into());
+            }
+            _ => {}
+        }
+        self.field_invalid(line, "subagent_update", &bad);
+    }
+
+    fn field_invalid(&mut self, line: usize, kind: &str, bad: &[String]) {
+        if !bad.is_empty() {
+            self.report(
+                line,
+                RuleId::FieldInvalid,
+                format!(
+                    "`{kind}`: {}; lenient decoders treat such a field as omitted, so the Client silently ignores it",
+                    bad.join("; ")
+                ),
+            );
+        }
+    }
+
+    /// `legacy-draft-shape`: one finding listing every earlier-draft element of `update`.
+    fn legacy(&mut self, line: usize, kind: &str, update: &Map<String, Value>, draft_kind: bool) {
+        let mut found: Vec<String> = Vec::new();
+        if draft_kind {
+            found.push(format!(
+                "`{kind}` (not an announcement; use `subagent_update`)"
+            ));
+        }
+        for field in ["subagentSessionId", "name", "task"] {
+            if update.contains_key(field) {
+                found.push(format!("field `{field}`"));
+            }
+        }
+        if update
+            .get("capabilities")
+            .and_then(|c| c.get("cancel"))
+            .is_some_and(Value::is_boolean)
+        {
+            found.push("a boolean `cancel` (use `\"cancel\": {}`)".into());
+        }
+        let state = match update.get("state") {
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => other.get("state").and_then(Value::as_str),
+            None => None,
+        };
+        if let Some(state) = state.filter(|s| LEGACY_STATES.contains(s)) {
+            found.push(format!(
+                "the terminal state `{state}` (report `idle` with a `stopReason`, or `unknown`)"
+            ));
+        }
+        if !found.is_empty() {
+            self.report(
+                line,
+                RuleId::LegacyDraftShape,
+                format!("earlier-draft subagent shape: {}", found.join(", ")),
+            );
+        }
+    }
+
+    fn unknown_state(&mut self, line: usize, session: &str, state: &str) {
+        if !KNOWN_STATES.contains(&state)
+            && !LEGACY_STATES.contains(&state)
+            && !state.starts_with('_')
+        {
+            self.report(
+                line,
+                RuleId::UnknownState,
+                format!(
+                    "work state `{state}` of `{session}` is not defined by the RFD (reserved for future ACP states); it is preserved and implies no outcome — prefix implementation-specific states with `_`"
+                ),
+            );
+        }
+    }
+
+    /// A v2 child `state_update` on the child's own stream.
+    fn child_state(
+        &mut self,
+        line: usize,
+        session: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let Some(state) = update.get("state").and_then(Value::as_str) else {
+            self.malformed(line, "`state_update` needs a string `state`".into());
+            return;
+        };
+        self.legacy(line, "state_update", update, false);
+        self.unknown_state(line, session, state);
+        if batch.active && !batch.resumed.is_empty() {
+            batch.after_resume.push(session.into());
+        }
+        self.state_report(line, session, update, Path::Child);
+    }
+
+    /// A current work-state report of `session` on either path: confirms cancels and,
+    /// in v2, feeds the mirror tracker.
+    fn state_report(
+        &mut self,
+        line: usize,
+        session: &str,
+        snapshot: &Map<String, Value>,
+        path: Path,
+    ) {
+        if self.view.in_replay() || (path == Path::Child && !self.view.is_child(session)) {
+            return;
+        }
+        let state = snapshot.get("state").and_then(Value::as_str);
+        if matches!(state, Some("idle" | "unknown")) && !self.awaiting_confirmation.is_empty() {
+            self.awaiting_confirmation.remove(session);
+        }
+        if self.view.version() == Some(2)
+            && let Some(key) = StateKey::of(snapshot)
+        {
+            let verdict = self
+                .mirrors
+                .entry(session.into())
+                .or_default()
+                .report(path, key, line);
+            self.mirror_verdict(&Id::from(session), verdict);
+        }
+    }
+
+    fn session_message(
+        &mut self,
+        line: usize,
+        outer: &str,
+        kind: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let chunk = kind == "session_message_chunk";
+        let mut bad = Vec::new();
+        let sender = string_patch(update, "senderSessionId");
+        let recipient = string_patch(update, "recipientSessionId");
+        for (key, p) in [
+            ("senderSessionId", &sender),
+            ("recipientSessionId", &recipient),
+        ] {
+            if p.invalid().is_some() {
+                bad.push(format!("`{key}` must be a string or null"));
+            }
+        }
+        if chunk {
+            if !update
+                .get("content")
+                .is_some_and(crate::acp::view::is_content_block)
+            {
+                self.report(
+                    line,
+                    RuleId::ChunkContentInvalid,
+                    "`session_message_chunk` needs `content`: one ContentBlock object with a string `type` (e.g. {\"type\":\"text\",\"text\":\"…\"})".into(),
+                );
+            }
+        } else if matches!(update.get("content"), Some(c) if !c.is_array() && !c.is_null()) {
+            bad.push("`content` must be an array of ContentBlocks or null".into());
+        }
+        self.field_invalid(line, kind, &bad);
+        let in_replay = self.view.in_replay();
+        let mut named: Vec<&str> = Vec::new();
+        for id in [sender.set(), recipient.set()].into_iter().flatten() {
+            if batch.active {
+                batch.borne.push(id.into());
+            }
+            if !in_replay && id != outer && !named.contains(&id) {
+                named.push(id);
+                let mut scratch = Batch::default();
+                self.bears(line, id, "a message participant", &mut scratch);
+            }
+        }
+        let Some(message_id) = update.get("messageId").and_then(Value::as_str) else {
+            self.report(
+                line,
+                RuleId::MessageIdMissing,
+                format!(
+                    "`{kind}` needs a string `messageId`, unique within session `{outer}`'s transcript"
+                ),
+            );
+            return;
+        };
+        if self
+            .ordinary_messages
+            .get(outer)
+            .is_some_and(|ids| ids.contains(message_id))
+        {
+            self.message_id_conflict(line, outer, message_id);
+        }
+        let (known_sender, known_recipient) = self.view.known_participants(outer, message_id);
+        let mut acc = [known_sender.clone(), known_recipient.clone()];
+        for (slot, (name, supplied)) in acc
+            .iter_mut()
+            .zip([("sender", sender.set()), ("recipient", recipient.set())])
+        {
+            match (slot.as_deref(), supplied) {
+                (Some(old), Some(new)) if old != new => {
+                    self.report(
+                        line,
+                        RuleId::MessageParticipantChanged,
+                        format!(
+                            "message `{message_id}` in `{outer}` already has {name} `{old}`, now `{new}`; participants never change — omit them or repeat the same id"
+                        ),
+                    );
+                }
+                (None, Some(new)) => *slot = Some(new.into()),
+                _ => {}
+            }
+        }
+        let was_complete = known_sender.is_some() && known_recipient.is_some();
+        if let [Some(s), Some(r)] = &acc
+            && !was_complete
+        {
+            if s == r {
+                self.report(
+                    line,
+                    RuleId::MessageParticipantsSame,
+                    format!(
+                        "message `{message_id}` has `{s}` as both sender and recipient; they must identify different sessions"
+                    ),
+                );
+            } else if &**s != outer && &**r != outer {
+                self.report(
+                    line,
+                    RuleId::MessageOuterMismatch,
+                    format!(
+                        "message `{message_id}` from `{s}` to `{r}` is reported in `{outer}`'s transcript; report it in the sender's (outgoing) or the recipient's (incoming) transcript"
+                    ),
+                );
+            }
+        }
+    }
+
+    fn message_id_conflict(&mut self, line: usize, session: &str, message: &str) {
+        let key = (Id::from(session), Id::from(message));
+        if self.conflicted.insert(key.clone()) {
+            self.report(
+                line,
+                RuleId::MessageIdConflict,
+                format!(
+                    "message id `{}` of `{}` is used both by a session message and by another kind of message; message ids are unique within a session",
+                    key.1, key.0
+                ),
+            );
+        }
+    }
+}
