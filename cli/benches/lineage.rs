@@ -435,10 +435,7 @@ fn main() {
         format!("{n} events, every snapshot kept"),
     ));
 
-    println!(
-        "{:<26} {:>12} {:>8}  {}",
-        "metric", "value", "target", "detail"
-    );
+    println!("{:<26} {:>12} {:>8}  detail", "metric", "value", "target");
     for (name, value, target, detail) in &rows {
         println!("{name:<26} {value:>12.3} {target:>8}  {detail}");
     }
