@@ -1,11 +1,80 @@
-//! `lineage replay` of `acp` traces: the Client's view of the stream (DESIGN.md).
+//! `lineage replay` of `acp` traces: the Client's view of the stream (DESIGN.md), with the
+//! checker's findings as `diagnostics`.
 
-use crate::{Exit, ReplayArgs};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+
+use lineage_core::Severity;
+use lineage_core::acp::{render, replay::AcpReplay, replay::AcpReplayer};
+
+use crate::{Exit, OutputFormat, ReplayArgs};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
-    eprintln!(
-        "error: {}: replaying `acp` traces is not supported yet",
-        args.trace.display()
-    );
-    Exit::Usage
+    let path = args.trace.display().to_string();
+    let replay = match read(args) {
+        Ok(replay) => replay,
+        Err(message) => {
+            eprintln!("error: {path}: {message}");
+            return Exit::Usage;
+        }
+    };
+    let text = match args.format {
+        OutputFormat::Tree => render::tree(&replay),
+        OutputFormat::Json => {
+            let mut s = render::json_string(&replay, true);
+            s.push('\n');
+            s
+        }
+        OutputFormat::Mermaid => {
+            for f in &replay.findings {
+                eprintln!(
+                    "{path}:{}: {}[{}]: {}",
+                    f.line, f.severity, f.rule, f.message
+                );
+            }
+            render::mermaid(&replay)
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return Exit::Usage;
+    }
+    if replay
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error)
+    {
+        Exit::Findings
+    } else {
+        Exit::Clean
+    }
+}
+
+/// Streams the file through an [`AcpReplayer`] up to `--at`; bytes that are not UTF-8 are
+/// replaced, so such a line becomes a located `malformed-record` finding.
+fn read(args: &ReplayArgs) -> Result<AcpReplay, String> {
+    let file = File::open(&args.trace).map_err(|e| e.to_string())?;
+    let until = args.at.and_then(|n| usize::try_from(n).ok());
+    let mut replayer = AcpReplayer::new(true);
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    loop {
+        if until.is_some_and(|stop| replayer.line() >= stop) {
+            // Stopped early: the trace has not ended, so no end-of-trace findings.
+            return Ok(replayer.finish(false));
+        }
+        buf.clear();
+        if reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| e.to_string())?
+            == 0
+        {
+            return Ok(replayer.finish(true));
+        }
+        replayer.push_line(&String::from_utf8_lossy(&buf));
+    }
 }

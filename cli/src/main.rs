@@ -11,7 +11,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use lineage_core::trace::Format;
 
 mod acp_replay;
+mod check_cmd;
 mod replay_cmd;
+mod rules_cmd;
 
 /// Fold logs of agent events into immutable snapshots of a session tree.
 #[derive(Debug, Parser)]
@@ -25,6 +27,43 @@ struct Cli {
 enum Command {
     /// Replay a trace and show the session tree (at the end, or after a given line).
     Replay(ReplayArgs),
+    /// Check ACP traces against the Subagent Sessions RFD (line-numbered findings for CI).
+    Check(CheckArgs),
+    /// List the ACP conformance rules, or explain one with its RFD quote and an example.
+    Rules(RulesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Trace files (JSONL), or directories walked for `*.jsonl`.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<std::path::PathBuf>,
+    /// How to report findings.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    format: CheckFormat,
+    /// Exit 1 on warnings too, not only on errors.
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    /// rustc-style diagnostics pointing at `file:line`.
+    Human,
+    /// The JSON contract of DESIGN.md.
+    Json,
+    /// JUnit XML (one test suite per file).
+    Junit,
+    /// SARIF 2.1.0 (stable `ruleId`s).
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::`).
+    Github,
+}
+
+#[derive(Debug, clap::Args)]
+struct RulesArgs {
+    /// The rule id to explain (all rules are listed when omitted).
+    rule: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -79,5 +118,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Replay(args) => replay_cmd::run(&args).into(),
+        Command::Check(args) => check_cmd::run(&args).into(),
+        Command::Rules(args) => rules_cmd::run(&args).into(),
     }
 }

@@ -362,14 +362,3 @@ fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
         "failed"
     );
 }
-
-#[test]
-fn print_sizes() {
-    eprintln!(
-        "Session {} Message {} Pending {} View {}",
-        std::mem::size_of::<super::Session>(),
-        std::mem::size_of::<super::Message>(),
-        std::mem::size_of::<super::Pending>(),
-        std::mem::size_of::<View>()
-    );
-}

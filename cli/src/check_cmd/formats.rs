@@ -1,0 +1,313 @@
+//! Report formats of `lineage check`. The CI formats are built with their crates
+//! (`quick-junit`, `serde-sarif`, `annotate-snippets`), so escaping is theirs; the GitHub
+//! workflow-command encoding is the documented percent-encoding, unit-tested below.
+
+use std::fmt::Write as _;
+
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use lineage_core::Severity;
+use lineage_core::acp::render::{CheckedFile, check_json_string};
+use lineage_core::acp::rules::{RuleId, catalogue};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde_json::json;
+use serde_sarif::sarif;
+
+use super::FileReport;
+
+const SNIPPET_CHARS: usize = 120;
+
+/// rustc-style diagnostics pointing at `file:line`, then a summary line.
+pub(super) fn human(reports: &[FileReport]) -> String {
+    let renderer = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = String::new();
+    for report in reports {
+        for f in &report.findings {
+            let level = match f.severity {
+                Severity::Error => Level::ERROR,
+                Severity::Warning => Level::WARNING,
+                Severity::Note => Level::NOTE,
+            };
+            let source = report
+                .lines
+                .get(f.line.saturating_sub(1))
+                .map(|l| shorten(l.trim_end()))
+                .unwrap_or_default();
+            let help = format!("see `lineage rules {}`", f.rule);
+            let title = level.primary_title(f.message.as_str()).id(f.rule);
+            let group = if source.is_empty() {
+                title.element(Level::NOTE.message(format!("at {}:{}", report.path, f.line)))
+            } else {
+                title.element(
+                    Snippet::source(source.as_str())
+                        .line_start(f.line)
+                        .path(report.path.as_str())
+                        .annotation(AnnotationKind::Primary.span(focus(&source))),
+                )
+            };
+            let group = group.element(Level::HELP.message(help.as_str()));
+            let _ = writeln!(out, "{}\n", renderer.render(&[group]));
+        }
+    }
+    let (errors, warnings) = counts(reports);
+    let notes = reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .filter(|f| f.severity == Severity::Note)
+        .count();
+    let _ = writeln!(
+        out,
+        "checked {} file(s): {errors} error(s), {warnings} warning(s), {notes} note(s)",
+        reports.len()
+    );
+    out
+}
+
+/// The part of a record to underline: its `sessionUpdate` kind, else its method, else
+/// its response id, else the whole (short) line.
+fn focus(source: &str) -> std::ops::Range<usize> {
+    for key in ["\"sessionUpdate\":\"", "\"method\":\"", "\"id\":"] {
+        if let Some(start) = source.find(key) {
+            let value = start + key.len();
+            let end = source
+                .get(value..)
+                .and_then(|rest| rest.find(['"', ',', '}']))
+                .map_or(source.len(), |i| {
+                    value + i + usize::from(key.ends_with('"'))
+                });
+            return start..end.min(source.len());
+        }
+    }
+    0..source.len()
+}
+
+/// The first characters of a (long, single-line JSON) record.
+fn shorten(line: &str) -> String {
+    let mut s: String = line.chars().take(SNIPPET_CHARS).collect();
+    if s.len() < line.len() {
+        s.push('…');
+    }
+    s
+}
+
+fn counts(reports: &[FileReport]) -> (usize, usize) {
+    let all = || reports.iter().flat_map(|r| &r.findings);
+    (
+        all().filter(|f| f.severity == Severity::Error).count(),
+        all().filter(|f| f.severity == Severity::Warning).count(),
+    )
+}
+
+/// DESIGN.md: `{"files":[{"path","format","findings":[…]}],"summary":{"files","errors","warnings"}}`.
+pub(super) fn json(reports: &[FileReport]) -> String {
+    let files: Vec<CheckedFile<'_>> = reports
+        .iter()
+        .map(|r| CheckedFile {
+            path: &r.path,
+            format: r.format,
+            findings: &r.findings,
+        })
+        .collect();
+    let mut text = check_json_string(&files, true);
+    text.push('\n');
+    text
+}
+
+/// JUnit XML: one test suite per file, one test case per finding (a failure when it
+/// fails the run), or one passing `conformance` case for a clean file.
+pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
+    let mut report = Report::new("lineage check");
+    for r in reports {
+        let mut suite = TestSuite::new(r.path.as_str());
+        if r.findings.is_empty() {
+            let mut case = TestCase::new("conformance", TestCaseStatus::success());
+            case.set_classname(r.path.as_str());
+            suite.add_test_case(case);
+        }
+        for f in &r.findings {
+            let fails =
+                f.severity == Severity::Error || (deny_warnings && f.severity == Severity::Warning);
+            let status = if fails {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status
+                    .set_message(f.message.as_str())
+                    .set_type(f.rule)
+                    .set_description(format!("{}:{}: {}[{}]", r.path, f.line, f.severity, f.rule));
+                status
+            } else {
+                TestCaseStatus::success()
+            };
+            let mut case = TestCase::new(format!("{} (line {})", f.rule, f.line), status);
+            case.set_classname(r.path.as_str());
+            if !fails {
+                case.set_system_out(format!("{}: {}", f.severity, f.message));
+            }
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string().unwrap_or_default()
+}
+
+fn sarif_level(severity: Severity) -> sarif::ResultLevel {
+    match severity {
+        Severity::Error => sarif::ResultLevel::Error,
+        Severity::Warning => sarif::ResultLevel::Warning,
+        Severity::Note => sarif::ResultLevel::Note,
+    }
+}
+
+/// SARIF 2.1.0: one run whose driver lists every rule (stable `ruleId`s, default level,
+/// definition); one result per finding located at `file:line`.
+pub(super) fn sarif(reports: &[FileReport]) -> String {
+    let rules: Vec<sarif::ReportingDescriptor> = catalogue()
+        .iter()
+        .map(|r| {
+            sarif::ReportingDescriptor::builder()
+                .id(r.id)
+                .short_description(
+                    sarif::MultiformatMessageString::builder()
+                        .text(r.summary)
+                        .build(),
+                )
+                .full_description(
+                    sarif::MultiformatMessageString::builder()
+                        .text(r.definition)
+                        .build(),
+                )
+                .help(
+                    sarif::MultiformatMessageString::builder()
+                        .text(format!("RFD: {}\n\nExample:\n{}", r.quote, r.example))
+                        .build(),
+                )
+                .default_configuration(
+                    sarif::ReportingConfiguration::builder()
+                        .level(json!(sarif_level(r.level)))
+                        .build(),
+                )
+                .build()
+        })
+        .collect();
+    let rule_index = |id: &str| {
+        RuleId::ALL
+            .iter()
+            .position(|r| r.as_str() == id)
+            .and_then(|i| i64::try_from(i).ok())
+    };
+    let results: Vec<sarif::Result> = reports
+        .iter()
+        .flat_map(|r| r.findings.iter().map(move |f| (r, f)))
+        .map(|(r, f)| {
+            let location = sarif::Location::builder()
+                .physical_location(
+                    sarif::PhysicalLocation::builder()
+                        .artifact_location(
+                            sarif::ArtifactLocation::builder()
+                                .uri(r.path.as_str())
+                                .build(),
+                        )
+                        .region(
+                            sarif::Region::builder()
+                                .start_line(i64::try_from(f.line).unwrap_or(i64::MAX))
+                                .build(),
+                        )
+                        .build(),
+                )
+                .build();
+            let result = sarif::Result::builder()
+                .rule_id(f.rule)
+                .level(sarif_level(f.severity))
+                .message(sarif::Message::builder().text(f.message.as_str()).build())
+                .locations(vec![location]);
+            match rule_index(f.rule) {
+                Some(i) => result.rule_index(i).build(),
+                None => result.build(),
+            }
+        })
+        .collect();
+    let driver = sarif::ToolComponent::builder()
+        .name("lineage")
+        .version(env!("CARGO_PKG_VERSION"))
+        .information_uri(env!("CARGO_PKG_REPOSITORY"))
+        .rules(rules)
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .results(results)
+        .build();
+    let log = sarif::Sarif::builder()
+        .version(json!("2.1.0"))
+        .schema("https://json.schemastore.org/sarif-2.1.0.json")
+        .runs(vec![run])
+        .build();
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// GitHub Actions workflow commands: `::error file=…,line=…,title=<rule>::<message>`.
+pub(super) fn github(reports: &[FileReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        for f in &r.findings {
+            let command = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Note => "notice",
+            };
+            let _ = writeln!(
+                out,
+                "::{command} file={},line={},title={}::{}",
+                escape_property(&r.path),
+                f.line,
+                escape_property(f.rule),
+                escape_data(&f.message)
+            );
+        }
+    }
+    out
+}
+
+/// Workflow-command data encoding (`@actions/core`'s `escapeData`).
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Workflow-command property encoding (`@actions/core`'s `escapeProperty`).
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_command_encoding_matches_actions_core() {
+        assert_eq!(escape_data("50% done\r\nnext"), "50%25 done%0D%0Anext");
+        assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+
+    #[test]
+    fn the_snippet_underlines_the_update_kind_or_method() {
+        let line = r#"{"from":"client","message":{"id":5,"method":"session/prompt","params":{}}}"#;
+        assert_eq!(line.get(focus(line)), Some(r#""method":"session/prompt""#));
+        let line = r#"{"from":"agent","message":{"id":5,"result":{}}}"#;
+        assert_eq!(line.get(focus(line)), Some(r#""id":5"#));
+        assert_eq!(focus("not json"), 0..8);
+    }
+
+    #[test]
+    fn long_lines_are_shortened_on_a_char_boundary() {
+        let long = "é".repeat(200);
+        let s = shorten(&long);
+        assert_eq!(s.chars().count(), SNIPPET_CHARS + 1);
+        assert!(s.ends_with('…'));
+        assert_eq!(shorten("short"), "short");
+    }
+}

@@ -1,0 +1,313 @@
+//! End-to-end tests of `lineage check`, `lineage rules` and `lineage replay` of `acp`
+//! traces: exit codes, every report format, directory walking, located findings.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn lineage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .output()
+        .expect("the lineage binary runs")
+}
+
+fn corpus(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../traces/acp")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn write_trace(name: &str, body: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lineage-check-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const PRELUDE: &str = r#"{"lineage":"trace","format":"acp","version":1}
+{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"subagents":{}}}}}
+{"from":"agent","message":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}
+{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[]}}}
+{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}
+{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}}}
+"#;
+
+#[test]
+fn a_conformant_trace_exits_zero() {
+    let out = lineage(&[
+        "check",
+        &corpus("scenarios/01-reused-child-two-assignments.jsonl"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("checked 1 file(s): 0 error(s), 0 warning(s)"));
+}
+
+#[test]
+fn json_report_follows_the_contract() {
+    let path = corpus("rules/cancel-not-granted.fail.jsonl");
+    let out = lineage(&["check", &path, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&v), ["files", "summary"]);
+    assert_eq!(keys(&v["summary"]), ["errors", "files", "warnings"]);
+    let file = &v["files"][0];
+    assert_eq!(keys(file), ["findings", "format", "path"]);
+    assert_eq!(file["path"], path.as_str());
+    assert_eq!(file["format"], "acp");
+    let f = &file["findings"][0];
+    assert_eq!(keys(f), ["line", "message", "rule", "severity"]);
+    assert_eq!(
+        (
+            f["rule"].as_str(),
+            f["severity"].as_str(),
+            f["line"].as_u64()
+        ),
+        (Some("cancel-not-granted"), Some("error"), Some(7))
+    );
+    assert_eq!(v["summary"]["errors"], 5);
+    assert_eq!(v["summary"]["files"], 1);
+}
+
+#[test]
+fn warnings_exit_zero_unless_denied() {
+    let path = corpus("rules/state-not-mirrored.fail.jsonl");
+    assert_eq!(lineage(&["check", &path]).status.code(), Some(0));
+    assert_eq!(
+        lineage(&["check", &path, "--deny-warnings"]).status.code(),
+        Some(1)
+    );
+    let notes = corpus("rules/unknown-state.fail.jsonl");
+    assert_eq!(
+        lineage(&["check", &notes, "--deny-warnings"]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn directories_are_walked_for_jsonl_files() {
+    let out = lineage(&["check", &corpus(""), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let walked = v["files"].as_array().unwrap().len();
+    let on_disk = ["rules", "scenarios"]
+        .iter()
+        .map(|d| std::fs::read_dir(corpus(d)).unwrap().count())
+        .sum::<usize>();
+    assert_eq!(walked, on_disk);
+    assert!(
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["format"] == "acp")
+    );
+}
+
+#[test]
+fn malformed_lines_are_located_and_checking_goes_on() {
+    let body = format!(
+        "{PRELUDE}not json\n{}\n",
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"A","prompt":[]}}}"#
+    );
+    let path = write_trace("malformed.jsonl", &body);
+    let out = lineage(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let findings: Vec<(u64, String)> = json(&out)["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["rule"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            (7, "malformed-record".to_owned()),
+            (8, "child-mutation".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn human_output_is_rustc_style_and_points_at_file_and_line() {
+    let path = corpus("rules/child-mutation.fail.jsonl");
+    let out = lineage(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[child-mutation]: `session/prompt` names `A`"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{path}:7")), "{text}");
+    assert!(text.contains("warning[child-mutation]"), "{text}");
+    assert!(
+        text.contains("see `lineage rules child-mutation`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn junit_sarif_and_github_formats() {
+    let path = corpus("rules/permission-not-cancelled.fail.jsonl");
+    let junit = stdout(&lineage(&["check", &path, "--format", "junit"]));
+    assert!(junit.starts_with("<?xml"), "{junit}");
+    assert!(junit.contains("<testsuite name=\""), "{junit}");
+    assert!(junit.contains("failures=\"2\""), "{junit}");
+    assert!(
+        junit.contains("type=\"permission-not-cancelled\""),
+        "{junit}"
+    );
+
+    let out = lineage(&["check", &path, "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(1));
+    let sarif = json(&out);
+    assert_eq!(sarif["version"], "2.1.0");
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "lineage");
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 31);
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "permission-not-cancelled");
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        10
+    );
+    assert_eq!(
+        run["tool"]["driver"]["rules"][result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "permission-not-cancelled"
+    );
+
+    let github = stdout(&lineage(&["check", &path, "--format", "github"]));
+    let first = github.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "::error file={},line=10,title=permission-not-cancelled::",
+            path.replace(':', "%3A").replace(',', "%2C")
+        )),
+        "{first}"
+    );
+}
+
+#[test]
+fn usage_errors_and_unreadable_paths_exit_two() {
+    assert_eq!(lineage(&["check"]).status.code(), Some(2));
+    assert_eq!(
+        lineage(&["check", "/no/such/trace.jsonl"]).status.code(),
+        Some(2)
+    );
+    let ok = corpus("rules/reparent.pass.jsonl");
+    assert_eq!(
+        lineage(&["check", &ok, "--format", "xml"]).status.code(),
+        Some(2)
+    );
+    let unknown = write_trace("unknown.jsonl", "{\"hello\":1}\n");
+    assert_eq!(
+        lineage(&["check", unknown.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
+    assert_eq!(lineage(&["rules", "no-such-rule"]).status.code(), Some(2));
+}
+
+#[test]
+fn rules_lists_the_catalogue_and_explains_one() {
+    let out = lineage(&["rules"]);
+    assert_eq!(out.status.code(), Some(0));
+    let list = stdout(&out);
+    for id in [
+        "subagents-not-negotiated",
+        "traffic-before-announce",
+        "cancel-not-granted",
+        "malformed-record",
+        "child-listed",
+    ] {
+        assert!(list.contains(id), "{id} missing from:\n{list}");
+    }
+    assert_eq!(
+        list.lines()
+            .filter(|l| l.contains("  error ") || l.contains("  warning ") || l.contains("  note "))
+            .count(),
+        31
+    );
+    let one = stdout(&lineage(&["rules", "cancel-not-granted"]));
+    assert!(
+        one.starts_with("cancel-not-granted (error, client side)"),
+        "{one}"
+    );
+    assert!(
+        one.contains("If `capabilities.cancel` is a non-null object"),
+        "{one}"
+    );
+    assert!(one.contains("Example:"), "{one}");
+}
+
+#[test]
+fn replay_of_an_acp_trace_shows_the_client_view() {
+    let path = corpus("scenarios/12-resume-without-history.jsonl");
+    let out = lineage(&["replay", &path, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["format"], "acp");
+    assert_eq!(v["connection"], "connected");
+    let worker = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "worker")
+        .unwrap();
+    assert_eq!(worker["parent"], "coordinator");
+    assert_eq!(
+        worker["state"],
+        serde_json::json!({"state":"idle","stopReason":"cancelled"})
+    );
+    for key in [
+        "id",
+        "parent",
+        "title",
+        "description",
+        "state",
+        "capabilities",
+        "effectiveCancel",
+        "messages",
+    ] {
+        assert!(worker.get(key).is_some(), "{key} missing");
+    }
+    // Before the resume succeeded the grant was not effective yet.
+    let out = lineage(&["replay", &path, "--format", "json", "--at", "14"]);
+    let v = json(&out);
+    let worker = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "worker")
+        .unwrap();
+    assert_eq!(worker["effectiveCancel"], false);
+    let tree = stdout(&lineage(&["replay", &path]));
+    assert!(tree.contains("└─ coordinator"), "{tree}");
+    let mermaid = stdout(&lineage(&["replay", &path, "--format", "mermaid"]));
+    assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
+    let failing = corpus("rules/reparent.fail.jsonl");
+    assert_eq!(lineage(&["replay", &failing]).status.code(), Some(1));
+}
