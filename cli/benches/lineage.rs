@@ -380,6 +380,27 @@ fn main() {
         format!("{lines} codex records: parse {parse:.2?}, replay {replay:.2?}"),
     ));
 
+    // check_vs_parse
+    let acp = generate(Format::Acp, Shape::Long { records }, 7);
+    let acp_lines = acp.lines().count();
+    let (parse_acp, check) = interleaved(
+        reps,
+        || parse_all(&acp),
+        || {
+            drop(black_box(
+                lineage_core::acp::replay::check(&acp).findings.len(),
+            ))
+        },
+    );
+    let check_vs_parse = parse_acp.as_secs_f64() / check.as_secs_f64();
+    rows.push((
+        "check_vs_parse",
+        check_vs_parse,
+        "≥ 0.8",
+        format!("{acp_lines} acp records: parse {parse_acp:.2?}, check {check:.2?}"),
+    ));
+    drop(acp);
+
     // peak memory of the CLI on the same trace
     let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
     std::fs::write(&path, &codex).unwrap();
@@ -451,7 +472,7 @@ fn main() {
     }
     let json = serde_json::json!({
         "replay_vs_parse": replay_vs_parse,
-        "check_vs_parse": serde_json::Value::Null,
+        "check_vs_parse": check_vs_parse,
         "scaling": scaling,
         "snapshot_vs_clone": snapshot_vs_clone,
         "retained_bytes_per_event": retained,

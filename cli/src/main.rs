@@ -31,6 +31,25 @@ enum Command {
     Check(CheckArgs),
     /// List the ACP conformance rules, or explain one with its RFD quote and an example.
     Rules(RulesArgs),
+    /// Write a deterministic synthetic trace (for benchmarks and experiments).
+    Gen(GenArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct GenArgs {
+    /// Trace format to write.
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    format: Format,
+    /// `wide:N` (N concurrent children), `deep:N` (a chain N deep) or `long:N` (churn of at
+    /// least N records).
+    #[arg(long, value_parser = lineage_traces::generator::parse_shape)]
+    shape: lineage_traces::generator::Shape,
+    /// Seed: the same seed, shape and format always give the same bytes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write here instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -120,5 +139,23 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay_cmd::run(&args).into(),
         Command::Check(args) => check_cmd::run(&args).into(),
         Command::Rules(args) => rules_cmd::run(&args).into(),
+        Command::Gen(args) => gen_cmd(&args).into(),
+    }
+}
+
+/// `lineage gen`: the trace generator of `lineage-traces`, to a file or stdout.
+fn gen_cmd(args: &GenArgs) -> Exit {
+    use std::io::Write;
+    let text = lineage_traces::generator::generate(args.format, args.shape, args.seed);
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text.as_bytes()),
+        None => std::io::stdout().lock().write_all(text.as_bytes()),
+    };
+    match written {
+        Ok(()) => Exit::Clean,
+        Err(e) => {
+            eprintln!("error: {e}");
+            Exit::Usage
+        }
     }
 }

@@ -100,3 +100,22 @@ fn generated_traces_replay_clean_and_agree_across_formats() {
         }
     }
 }
+
+#[test]
+fn generated_acp_traces_are_conformant() {
+    for shape in [
+        Shape::Wide { children: 30 },
+        Shape::Deep { depth: 10 },
+        Shape::Long { records: 1_500 },
+    ] {
+        for seed in [1, 2] {
+            let text = generate(Format::Acp, shape, seed);
+            let checked = lineage_core::acp::replay::check(&text);
+            assert!(
+                checked.findings.is_empty(),
+                "{shape:?} seed {seed}: {:?}",
+                checked.findings
+            );
+        }
+    }
+}

@@ -18,6 +18,7 @@
 //! assert!(a.lines().count() > 10);
 //! ```
 
+mod acp;
 mod canonical;
 mod claude;
 mod codex;
@@ -47,7 +48,6 @@ pub enum Shape {
 }
 
 /// A trace of `shape` in `format` (header line first), deterministic in `seed`.
-/// (`acp` traces are not generated yet: they fall back to `canonical`.)
 pub fn generate(format: Format, shape: Shape, seed: u64) -> String {
     let mut out = String::new();
     write(format, shape, seed, &mut out);
@@ -65,7 +65,8 @@ pub fn render(format: Format, script: &Script, out: &mut String) {
     match format {
         Format::CodexAppServer => codex::render(script, out),
         Format::ClaudeSdk => claude::render(script, out),
-        Format::Canonical | Format::Acp => canonical::render(script, out),
+        Format::Acp => acp::render(script, out),
+        Format::Canonical => canonical::render(script, out),
     }
 }
 
