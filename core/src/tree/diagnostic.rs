@@ -61,7 +61,7 @@ pub enum Diagnostic {
     #[error("`{0}` already names a session of another kind")]
     SessionKindConflict(SessionId),
     /// The same root session was created again (idempotent).
-    #[error("root session `{0}` already exists; nothing changed")]
+    #[error("root session `{0}` already exists; only new aliases are bound")]
     DuplicateSession(SessionId),
     /// A child was announced again under another creator relation.
     #[error(

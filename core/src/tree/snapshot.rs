@@ -168,6 +168,16 @@ impl Snapshot {
         self.cancels.get(requested)
     }
 
+    /// The prepared cancel requested for one of `session`'s turns, if any.
+    pub fn cancel_requested_in(&self, session: &SessionId) -> Option<&CancelOperation> {
+        let start = TurnId::new(session.clone(), 0);
+        self.cancels
+            .range((Bound::Included(start), Bound::Unbounded))
+            .next()
+            .filter(|(t, _)| t.session() == session)
+            .map(|(_, op)| op)
+    }
+
     /// Every prepared cancel operation, by requested turn.
     pub fn cancel_operations(&self) -> impl Iterator<Item = &CancelOperation> {
         self.cancels.values()

@@ -141,7 +141,7 @@ pub(super) fn completed(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> {
     let Some(turn) = session.last_turn() else {
         return Err(Diagnostic::NoPendingCancel(id.clone()));
     };
-    let Some(operation) = tx.next.cancels.get(&turn.id).cloned() else {
+    let Some(operation) = tx.next.cancel_requested_in(id).cloned() else {
         if let Some(mark) = turn.cancel.as_ref().filter(|_| turn.is_active())
             && mark.operation != turn.id
         {

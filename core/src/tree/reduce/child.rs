@@ -188,6 +188,15 @@ pub(super) fn turn_started(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> 
             root_turn: rel.root_turn.clone(),
         });
     }
+    // A cancel in flight for this child's earlier work, or covering an ancestor's current
+    // turn, closes new work below it exactly as it closes new spawns: otherwise the new
+    // turn would escape the recorded target set.
+    if let Some(operation) = cancel_in_flight_above(tx, id) {
+        return Err(Diagnostic::SpawnAfterCancel {
+            child: id.clone(),
+            root_turn: operation,
+        });
+    }
     let n = next_ordinal(child);
     let mut turn = new_turn(tx, id, n, SessionKind::Child);
     turn.started = true;
@@ -245,4 +254,22 @@ pub(super) fn turn_completed(
     }
     settle_turn(tx, &turn_id, outcome, error);
     Ok(())
+}
+
+/// The cancel operation in flight that closes new work for `child`: one requested for
+/// any of its own turns, or one covering the active turn of any of its ancestors. Walks
+/// the ancestor chain only (not the tree).
+fn cancel_in_flight_above(tx: &Tx, child: &SessionId) -> Option<TurnId> {
+    if let Some(op) = tx.next.cancel_requested_in(child) {
+        return Some(op.requested.clone());
+    }
+    let mut cursor = tx.session(child)?.relation.clone();
+    while let Some(rel) = cursor {
+        let parent = tx.session(&rel.parent_session)?;
+        if let Some(mark) = parent.active_turn().and_then(|t| t.cancel.as_ref()) {
+            return Some(mark.operation.clone());
+        }
+        cursor = parent.relation.clone();
+    }
+    None
 }

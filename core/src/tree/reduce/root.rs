@@ -26,6 +26,9 @@ pub(super) fn create_root_session(
         if existing.kind != SessionKind::Root {
             return Err(Diagnostic::SessionKindConflict(id.clone()));
         }
+        if existing.deleted {
+            return Err(Diagnostic::DeletedSession(id.clone()));
+        }
         tx.note(Diagnostic::DuplicateSession(id.clone()));
         return bind_aliases(tx, id, aliases);
     }
@@ -189,8 +192,12 @@ pub(super) fn provider_turn_completed(
         // No provider turn was seen for this root turn: the terminal cannot be this turn's
         // (it may be a stale terminal of the previous root turn's provider turn).
         ProviderPhase::Idle => return Err(Diagnostic::UnmatchedProviderTerminal(id.clone())),
-        ProviderPhase::Completed if gate.provider.outcome == Some(outcome) => return Ok(()),
-        ProviderPhase::Completed | ProviderPhase::Running => {}
+        // A provider turn has one terminal: a second one (repeated or stale) must not
+        // rewrite the retained outcome.
+        ProviderPhase::Completed => {
+            return Err(Diagnostic::UnmatchedProviderTerminal(id.clone()));
+        }
+        ProviderPhase::Running => {}
     }
     let in_cancel = turn.cancel.is_some();
     let error = match outcome {
