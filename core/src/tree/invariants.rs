@@ -51,6 +51,15 @@ impl Snapshot {
 
     fn check_sessions(&self) -> Result<(), InvariantViolation> {
         for (id, s) in &self.sessions {
+            ensure!(
+                super::reduce::is_live(s) && !self.archive.contains_key(id),
+                "session {id} is in the live map but not live (or also archived)"
+            );
+        }
+        for (id, s) in &self.archive {
+            ensure!(!super::reduce::is_live(s), "archived session {id} is live");
+        }
+        for (id, s) in self.sessions.iter().chain(self.archive.iter()) {
             ensure!(s.id == *id, "session keyed {id} has id {}", s.id);
             ensure!(
                 (s.kind == SessionKind::Child) == s.relation.is_some(),
@@ -60,13 +69,13 @@ impl Snapshot {
                 ensure!(s.turns.is_empty(), "deleted session {id} keeps turns");
                 for c in &s.children {
                     ensure!(
-                        self.sessions.get(c).is_some_and(|c| c.deleted),
+                        self.session(c).is_some_and(|c| c.deleted),
                         "deleted session {id} leaves child {c} alive"
                     );
                 }
             }
             if let Some(rel) = &s.relation {
-                let parent = self.sessions.get(&rel.parent_session);
+                let parent = self.session(&rel.parent_session);
                 ensure!(
                     parent.is_some(),
                     "child {id}: parent {} missing",
@@ -86,7 +95,7 @@ impl Snapshot {
                     parent.is_some_and(|p| p.children.contains(id)),
                     "child {id}: not listed among its parent's children"
                 );
-                let root = self.sessions.get(&rel.root_session);
+                let root = self.session(&rel.root_session);
                 ensure!(
                     root.is_some_and(|r| r.kind == SessionKind::Root),
                     "child {id}: root {} is not a root session",
@@ -157,8 +166,7 @@ impl Snapshot {
         }
         for (alias, owner) in &self.aliases {
             ensure!(
-                self.sessions
-                    .get(owner)
+                self.session(owner)
                     .is_some_and(|s| s.aliases.contains(alias)),
                 "alias {alias} names {owner}, which does not list it"
             );
@@ -220,7 +228,7 @@ impl Snapshot {
         // Active descendants per root turn.
         let mut expected: BTreeMap<TurnId, BTreeSet<TurnId>> = BTreeMap::new();
         let mut pending: BTreeMap<TurnId, u32> = BTreeMap::new();
-        for s in self.sessions.values() {
+        for s in self.sessions() {
             if let (Some(rel), Some(active)) = (&s.relation, s.active_turn()) {
                 expected
                     .entry(rel.root_turn.clone())
@@ -238,7 +246,7 @@ impl Snapshot {
                 let mut cursor: Option<&SessionId> = Some(&rel.parent_session);
                 let mut depth = 0usize;
                 while let Some(p) = cursor {
-                    let Some(ps) = self.sessions.get(p) else {
+                    let Some(ps) = self.session(p) else {
                         break;
                     };
                     ensure!(
@@ -248,7 +256,7 @@ impl Snapshot {
                     );
                     depth += 1;
                     ensure!(
-                        depth <= self.sessions.len(),
+                        depth <= self.sessions.len() + self.archive.len(),
                         "parent chain of {} has a cycle",
                         s.id
                     );
@@ -273,7 +281,7 @@ impl Snapshot {
                 *pending.entry(i.turn.clone()).or_default() += 1;
             }
         }
-        for s in self.sessions.values() {
+        for s in self.sessions() {
             for t in &s.turns {
                 let want = pending.get(&t.id).copied().unwrap_or(0);
                 ensure!(

@@ -58,7 +58,11 @@ use crate::ids::{Alias, RequestId, SessionId, TurnId};
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
+    /// Live sessions: every root, and every child with an active turn. Kept small so the
+    /// path an event copies stays short however many sessions have ended.
     pub(crate) sessions: OrdMap<SessionId, Arc<Session>>,
+    /// Children with no active turn (ended or deleted): rarely written again.
+    pub(crate) archive: OrdMap<SessionId, Arc<Session>>,
     pub(crate) interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
     /// (session, request) → the turn of the latest interaction with that request id.
     pub(crate) requests: OrdMap<(SessionId, RequestId), TurnId>,
@@ -92,17 +96,28 @@ impl Snapshot {
 
     /// The session with this id, deleted or not.
     pub fn session(&self, id: &SessionId) -> Option<&Session> {
-        self.sessions.get(id).map(Arc::as_ref)
+        self.sessions
+            .get(id)
+            .or_else(|| self.archive.get(id))
+            .map(Arc::as_ref)
     }
 
     /// Every session, ordered by id.
     pub fn sessions(&self) -> impl Iterator<Item = &Session> {
-        self.sessions.values().map(Arc::as_ref)
+        // Merge the two id-ordered maps (a session lives in exactly one of them).
+        let mut live = self.sessions.values().peekable();
+        let mut ended = self.archive.values().peekable();
+        std::iter::from_fn(move || match (live.peek(), ended.peek()) {
+            (Some(a), Some(b)) if b.id < a.id => ended.next(),
+            (Some(_), _) => live.next(),
+            (None, _) => ended.next(),
+        })
+        .map(Arc::as_ref)
     }
 
     /// Every session in creation order (parents before their children).
     pub fn sessions_in_creation_order(&self) -> Vec<&Session> {
-        let mut all: Vec<&Session> = self.sessions.values().map(Arc::as_ref).collect();
+        let mut all: Vec<&Session> = self.sessions().collect();
         all.sort_by_key(|s| s.seq);
         all
     }
@@ -121,7 +136,7 @@ impl Snapshot {
 
     /// The turn with this id.
     pub fn turn(&self, id: &TurnId) -> Option<&Turn> {
-        self.sessions.get(id.session())?.turn(id.ordinal())
+        self.session(id.session())?.turn(id.ordinal())
     }
 
     /// Every interaction that still exists, in creation order.

@@ -24,7 +24,7 @@ use super::model::Millis;
 use super::snapshot::{Snapshot, Step};
 use tx::Tx;
 
-pub(crate) use tx::Rejected;
+pub(crate) use tx::{Rejected, is_live};
 
 pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step {
     let mut tx = Tx::new(base, at);

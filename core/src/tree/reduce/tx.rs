@@ -54,7 +54,7 @@ impl Tx {
 
     /// A session that exists and was not deleted.
     pub(super) fn live_session(&self, id: &SessionId) -> Result<&Session, Rejected> {
-        match self.next.sessions.get(id).map(Arc::as_ref) {
+        match self.next.session(id) {
             None => Err(Diagnostic::UnknownSession(id.clone())),
             Some(s) if s.deleted => Err(Diagnostic::DeletedSession(id.clone())),
             Some(s) => Ok(s),
@@ -83,7 +83,7 @@ impl Tx {
     }
 
     pub(super) fn session(&self, id: &SessionId) -> Option<&Session> {
-        self.next.sessions.get(id).map(Arc::as_ref)
+        self.next.session(id)
     }
 
     pub(super) fn turn(&self, id: &TurnId) -> Option<&Turn> {
@@ -96,16 +96,32 @@ impl Tx {
             .insert(session.id.clone(), Arc::new(session));
     }
 
-    /// Mutates a session in place (path-copying: the base snapshot is untouched).
+    /// Mutates a session in place (path-copying: the base snapshot is untouched), then
+    /// keeps it in the map its state belongs to: live (root, or an active turn) or archive.
     pub(super) fn with_session<R>(
         &mut self,
         id: &SessionId,
         f: impl FnOnce(&mut Session) -> R,
     ) -> Option<R> {
-        self.next
-            .sessions
-            .get_mut(id)
-            .map(|session| f(Arc::make_mut(session)))
+        if let Some(session) = self.next.sessions.get_mut(id) {
+            let session = Arc::make_mut(session);
+            let result = f(session);
+            if !is_live(session)
+                && let Some(moved) = self.next.sessions.remove(id)
+            {
+                self.next.archive.insert(id.clone(), moved);
+            }
+            return Some(result);
+        }
+        let mut moved = self.next.archive.remove(id)?;
+        let session = Arc::make_mut(&mut moved);
+        let result = f(session);
+        if is_live(session) {
+            self.next.sessions.insert(id.clone(), moved);
+        } else {
+            self.next.archive.insert(id.clone(), moved);
+        }
+        Some(result)
     }
 
     /// Mutates a turn, then stores its derived phase and reports the phase change (or the
@@ -144,4 +160,9 @@ impl Tx {
         }
         true
     }
+}
+
+/// Does a session belong in the live map (see [`Snapshot`]'s fields)?
+pub(crate) fn is_live(session: &Session) -> bool {
+    session.kind == SessionKind::Root || session.active_turn().is_some()
 }
