@@ -175,7 +175,27 @@ impl Snapshot {
     }
 
     fn check_interactions(&self) -> Result<(), InvariantViolation> {
-        for ((turn_id, request), i) in &self.interactions {
+        for ((turn_id, request), i) in self.interactions.iter() {
+            ensure!(
+                i.status == InteractionStatus::Pending,
+                "interaction {turn_id}/{request} in the pending map is {}",
+                i.status
+            );
+        }
+        for ((turn_id, request), i) in self.closed_interactions.iter() {
+            ensure!(
+                i.status != InteractionStatus::Pending
+                    && !self
+                        .interactions
+                        .contains_key(&(turn_id.clone(), request.clone())),
+                "interaction {turn_id}/{request} in the closed map is pending or also live"
+            );
+        }
+        for ((turn_id, request), i) in self
+            .interactions
+            .iter()
+            .chain(self.closed_interactions.iter())
+        {
             ensure!(
                 i.turn == *turn_id && i.request == *request,
                 "interaction key mismatch"
@@ -192,14 +212,15 @@ impl Snapshot {
                 );
             }
         }
-        for ((session, request), turn) in &self.requests {
-            ensure!(
-                turn.session() == session
-                    && self
-                        .interactions
-                        .contains_key(&(turn.clone(), request.clone())),
-                "request index {session}/{request} → {turn} dangles"
-            );
+        for s in self.sessions() {
+            for (request, n) in s.requests.iter() {
+                ensure!(
+                    self.interaction(&TurnId::new(s.id.clone(), *n), request)
+                        .is_some(),
+                    "request index {}/{request} → #{n} dangles",
+                    s.id
+                );
+            }
         }
         for (key, op) in &self.cancels {
             ensure!(

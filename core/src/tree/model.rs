@@ -363,6 +363,8 @@ pub struct Session {
     pub message_index: OrdMap<MessageId, usize>,
     /// Tool calls by id.
     pub tool_calls: OrdMap<CallId, ToolCall>,
+    /// Request id → ordinal of the turn that owns its latest interaction.
+    pub requests: OrdMap<RequestId, u32>,
 }
 
 impl Session {

@@ -63,9 +63,10 @@ pub struct Snapshot {
     pub(crate) sessions: OrdMap<SessionId, Arc<Session>>,
     /// Children with no active turn (ended or deleted): rarely written again.
     pub(crate) archive: OrdMap<SessionId, Arc<Session>>,
+    /// Pending interactions (the live ones).
     pub(crate) interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
-    /// (session, request) → the turn of the latest interaction with that request id.
-    pub(crate) requests: OrdMap<(SessionId, RequestId), TurnId>,
+    /// Answered, resolved and superseded interactions.
+    pub(crate) closed_interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
     pub(crate) aliases: OrdMap<Alias, SessionId>,
     pub(crate) cancels: OrdMap<TurnId, CancelOperation>,
     pub(crate) next_seq: u64,
@@ -141,15 +142,22 @@ impl Snapshot {
 
     /// Every interaction that still exists, in creation order.
     pub fn interactions(&self) -> Vec<&Interaction> {
-        let mut all: Vec<&Interaction> = self.interactions.values().map(Arc::as_ref).collect();
+        let mut all: Vec<&Interaction> = self
+            .interactions
+            .values()
+            .chain(self.closed_interactions.values())
+            .map(Arc::as_ref)
+            .collect();
         all.sort_by_key(|i| i.seq);
         all
     }
 
     /// The interaction owned by this (turn, request).
     pub fn interaction(&self, turn: &TurnId, request: &RequestId) -> Option<&Interaction> {
+        let key = (turn.clone(), request.clone());
         self.interactions
-            .get(&(turn.clone(), request.clone()))
+            .get(&key)
+            .or_else(|| self.closed_interactions.get(&key))
             .map(Arc::as_ref)
     }
 
@@ -159,16 +167,29 @@ impl Snapshot {
         session: &SessionId,
         request: &RequestId,
     ) -> Option<&Interaction> {
-        let turn = self.requests.get(&(session.clone(), request.clone()))?;
-        self.interaction(turn, request)
+        let n = *self.session(session)?.requests.get(request)?;
+        self.interaction(&TurnId::new(session.clone(), n), request)
     }
 
-    /// The interactions owned by one turn, in request-id order.
+    /// The interactions owned by one turn: pending ones first, then closed ones, each in
+    /// request-id order.
     pub fn interactions_of(&self, turn: &TurnId) -> impl Iterator<Item = &Interaction> {
+        self.pending_interactions_of(turn)
+            .chain(Self::owned_by(&self.closed_interactions, turn))
+    }
+
+    /// The pending interactions owned by one turn, in request-id order.
+    pub fn pending_interactions_of(&self, turn: &TurnId) -> impl Iterator<Item = &Interaction> {
+        Self::owned_by(&self.interactions, turn)
+    }
+
+    fn owned_by<'a>(
+        map: &'a OrdMap<(TurnId, RequestId), Arc<Interaction>>,
+        turn: &TurnId,
+    ) -> impl Iterator<Item = &'a Interaction> + 'a {
         let start = (turn.clone(), RequestId::from(""));
         let turn = turn.clone();
-        self.interactions
-            .range((Bound::Included(start), Bound::Unbounded))
+        map.range((Bound::Included(start), Bound::Unbounded))
             .take_while(move |((t, _), _)| *t == turn)
             .map(|(_, i)| i.as_ref())
     }

@@ -107,6 +107,7 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
         messages: Vector::new(),
         message_index: imbl::OrdMap::new(),
         tool_calls: imbl::OrdMap::new(),
+        requests: imbl::OrdMap::new(),
     });
     tx.with_session(s.parent, |p| p.children.push_back(s.child.clone()));
     tx.update_turn(&root_turn, |root| {

@@ -71,10 +71,9 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
             .map(|i| i.request.clone())
             .collect();
         for request in requests {
-            tx.next
-                .interactions
-                .remove(&(turn.id.clone(), request.clone()));
-            tx.next.requests.remove(&(id.clone(), request));
+            let key = (turn.id.clone(), request);
+            tx.next.interactions.remove(&key);
+            tx.next.closed_interactions.remove(&key);
         }
     }
     tx.with_session(id, |s| {
@@ -83,5 +82,6 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
         s.messages.clear();
         s.message_index.clear();
         s.tool_calls.clear();
+        s.requests.clear();
     });
 }

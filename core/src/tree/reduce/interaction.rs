@@ -41,6 +41,10 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
         return Ok(());
     }
     let seq = tx.next_seq();
+    // A request id reused on the same turn replaces the closed interaction it named.
+    tx.next
+        .closed_interactions
+        .remove(&(turn_id.clone(), r.request.clone()));
     tx.next.interactions.insert(
         (turn_id.clone(), r.request.clone()),
         Arc::new(Interaction {
@@ -55,9 +59,8 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
             seq,
         }),
     );
-    tx.next
-        .requests
-        .insert((r.session.clone(), r.request.clone()), turn_id.clone());
+    let (request, n) = (r.request.clone(), turn_id.ordinal());
+    tx.with_session(r.session, |s| s.requests.insert(request, n));
     tx.change(Change::InteractionChanged {
         turn: turn_id.clone(),
         request: r.request.clone(),
@@ -101,13 +104,7 @@ fn set_status(
         .interactions
         .get(&key)
         .is_some_and(|i| i.status == InteractionStatus::Pending);
-    if let Some(i) = tx.next.interactions.get_mut(&key) {
-        let i = Arc::make_mut(i);
-        i.status = status;
-        if let Some(answer) = answer {
-            i.answer = Some(Arc::from(answer));
-        }
-    }
+    tx.set_interaction(&key, status, answer);
     tx.change(Change::InteractionChanged {
         turn: turn.clone(),
         request: request.clone(),

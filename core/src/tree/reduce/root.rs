@@ -47,6 +47,7 @@ pub(super) fn create_root_session(
         messages: Vector::new(),
         message_index: imbl::OrdMap::new(),
         tool_calls: imbl::OrdMap::new(),
+        requests: imbl::OrdMap::new(),
     });
     tx.change(Change::SessionCreated {
         session: id.clone(),

@@ -107,14 +107,15 @@ pub(super) fn evaluate_root_gate(tx: &mut Tx, root_turn: &TurnId) {
 fn supersede_pending_interactions(tx: &mut Tx, id: &TurnId) {
     let pending: Vec<_> = tx
         .next
-        .interactions_of(id)
-        .filter(|i| i.status == InteractionStatus::Pending)
+        .pending_interactions_of(id)
         .map(|i| i.request.clone())
         .collect();
     for request in pending {
-        if let Some(i) = tx.next.interactions.get_mut(&(id.clone(), request.clone())) {
-            Arc::make_mut(i).status = InteractionStatus::Superseded;
-        }
+        tx.set_interaction(
+            &(id.clone(), request.clone()),
+            InteractionStatus::Superseded,
+            None,
+        );
         tx.change(Change::InteractionChanged {
             turn: id.clone(),
             request,

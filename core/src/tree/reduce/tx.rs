@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
-use super::super::model::{Millis, Session, SessionKind, Turn};
+use super::super::model::{InteractionStatus, Millis, Session, SessionKind, Turn};
 use super::super::snapshot::{Snapshot, Step};
-use crate::ids::{SessionId, TurnId};
+use crate::ids::{RequestId, SessionId, TurnId};
 
 /// A rejection: the event does not apply; the snapshot stays as it was.
 pub(crate) type Rejected = Diagnostic;
@@ -122,6 +122,36 @@ impl Tx {
             self.next.archive.insert(id.clone(), moved);
         }
         Some(result)
+    }
+
+    /// Sets an interaction's status (and answer), keeping it in the map its status belongs
+    /// to: pending ones live, the others closed.
+    pub(super) fn set_interaction(
+        &mut self,
+        key: &(TurnId, RequestId),
+        status: InteractionStatus,
+        answer: Option<&str>,
+    ) {
+        let Some(mut interaction) = self
+            .next
+            .interactions
+            .remove(key)
+            .or_else(|| self.next.closed_interactions.remove(key))
+        else {
+            return;
+        };
+        let i = Arc::make_mut(&mut interaction);
+        i.status = status;
+        if let Some(answer) = answer {
+            i.answer = Some(Arc::from(answer));
+        }
+        if status == InteractionStatus::Pending {
+            self.next.interactions.insert(key.clone(), interaction);
+        } else {
+            self.next
+                .closed_interactions
+                .insert(key.clone(), interaction);
+        }
     }
 
     /// Mutates a turn, then stores its derived phase and reports the phase change (or the
