@@ -367,8 +367,11 @@ fn main() {
     let records = if quick { 100_000 } else { 1_000_000 };
     let reps = if quick { 3 } else { 5 };
     let mut rows: Vec<(&str, f64, &str, String)> = Vec::new();
+    let started = Instant::now();
+    let progress = |what: &str| eprintln!("[{:>7.1?}] {what}", started.elapsed());
 
     // replay_vs_parse
+    progress("replay_vs_parse");
     let codex = generate(Format::CodexAppServer, Shape::Long { records }, 7);
     let lines = codex.lines().count();
     let (parse, replay) = interleaved(reps, || parse_all(&codex), || replay_all(&codex));
@@ -381,6 +384,7 @@ fn main() {
     ));
 
     // check_vs_parse
+    progress("check_vs_parse");
     let acp = generate(Format::Acp, Shape::Long { records }, 7);
     let acp_lines = acp.lines().count();
     let (parse_acp, check) = interleaved(
@@ -400,6 +404,7 @@ fn main() {
     drop(acp);
 
     // peak memory of the CLI on the same trace
+    progress("peak memory of the CLI on the same trace");
     let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
     std::fs::write(&path, &codex).unwrap();
     drop(codex);
@@ -407,6 +412,7 @@ fn main() {
     let _ = std::fs::remove_file(&path);
 
     // scaling
+    progress("scaling");
     let mix_len = if quick { 20_000 } else { 100_000 };
     let small = wide_snapshot(1_000);
     let big = wide_snapshot(100_000);
@@ -429,6 +435,7 @@ fn main() {
     drop((small, big, small_mix, big_mix));
 
     // snapshot_vs_clone
+    progress("snapshot_vs_clone");
     let events = if quick { 2_000 } else { 5_000 };
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
@@ -446,6 +453,7 @@ fn main() {
     ));
 
     // retained bytes
+    progress("retained bytes");
     let (retained, n) = retained_bytes_per_event(records);
     rows.push((
         "retained_bytes_per_event",
