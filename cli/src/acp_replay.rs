@@ -2,12 +2,11 @@
 //! checker's findings as `diagnostics`.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 
-use lineage_core::Severity;
 use lineage_core::acp::{render, replay::AcpReplay, replay::AcpReplayer};
 
-use crate::{Exit, OutputFormat, ReplayArgs};
+use crate::{Exit, ReplayArgs};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let path = args.trace.display().to_string();
@@ -18,40 +17,13 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let text = match args.format {
-        OutputFormat::Tree => render::tree(&replay),
-        OutputFormat::Json => {
-            let mut s = render::json_string(&replay, true);
-            s.push('\n');
-            s
-        }
-        OutputFormat::Mermaid => {
-            for f in &replay.findings {
-                eprintln!(
-                    "{path}:{}: {}[{}]: {}",
-                    f.line, f.severity, f.rule, f.message
-                );
-            }
-            render::mermaid(&replay)
-        }
-    };
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
-        return Exit::Usage;
-    }
-    if replay
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Error)
-    {
-        Exit::Findings
-    } else {
-        Exit::Clean
-    }
+    crate::replay_cmd::show(
+        args,
+        &replay.findings,
+        || render::tree(&replay),
+        || render::json_string(&replay, true),
+        || render::mermaid(&replay),
+    )
 }
 
 /// Streams the file through an [`AcpReplayer`] up to `--at`; bytes that are not UTF-8 are

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Write};
 
 use lineage_core::Severity;
 use lineage_core::render;
-use lineage_core::replay::{Options, Replay, Replayer};
+use lineage_core::replay::{Finding, Options, Replay, Replayer};
 use lineage_core::trace::{self, Format};
 
 use crate::{Exit, OutputFormat, ReplayArgs};
@@ -27,21 +27,36 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    show(
+        args,
+        &replay.findings,
+        || render::tree(&replay),
+        || render::json_string(&replay, true),
+        || render::mermaid(&replay),
+    )
+}
+
+/// Prints one view of a replay (findings go to stderr with a Mermaid chart) and returns
+/// the exit code its findings call for. Shared by every trace format.
+pub(crate) fn show(
+    args: &ReplayArgs,
+    findings: &[Finding],
+    tree: impl FnOnce() -> String,
+    json: impl FnOnce() -> String,
+    mermaid: impl FnOnce() -> String,
+) -> Exit {
     let text = match args.format {
-        OutputFormat::Tree => render::tree(&replay),
-        OutputFormat::Json => {
-            let mut s = render::json_string(&replay, true);
-            s.push('\n');
-            s
-        }
+        OutputFormat::Tree => tree(),
+        OutputFormat::Json => json() + "\n",
         OutputFormat::Mermaid => {
-            for f in &replay.findings {
+            let path = args.trace.display();
+            for f in findings {
                 eprintln!(
                     "{path}:{}: {}[{}]: {}",
                     f.line, f.severity, f.rule, f.message
                 );
             }
-            render::mermaid(&replay)
+            mermaid()
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -52,11 +67,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
     {
         return Exit::Usage;
     }
-    if replay
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Error)
-    {
+    if findings.iter().any(|f| f.severity == Severity::Error) {
         Exit::Findings
     } else {
         Exit::Clean

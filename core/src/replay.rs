@@ -43,7 +43,7 @@ impl Finding {
         }
     }
 
-    fn malformed(line: usize, e: &RecordError) -> Self {
+    pub(crate) fn malformed(line: usize, e: &RecordError) -> Self {
         Self {
             line,
             rule: "malformed-record",
@@ -159,45 +159,27 @@ impl Replayer {
             ..
         } = self;
         let line = *line;
+        let mut sink = Sink {
+            snapshot,
+            findings,
+            on_step: &mut on_step,
+        };
         match pipeline {
             None => {}
             Some(Pipeline::Canonical) => match trace::parse_canonical(text) {
-                Ok(record) => {
-                    let step = snapshot.apply(&record.event, record.at);
-                    on_step(line, &record.event, &step);
-                    findings.extend(
-                        step.diagnostics
-                            .iter()
-                            .map(|d| Finding::from_diagnostic(line, d)),
-                    );
-                    *snapshot = step.snapshot;
-                }
-                Err(e) => findings.push(Finding::malformed(line, &e)),
+                Ok(record) => sink.emit(line, record.at, record.event),
+                Err(e) => sink.malformed(line, &e),
             },
             Some(Pipeline::Codex(adapter)) => {
                 match providers::parse_record(text, Format::CodexAppServer, ["server", "client"]) {
-                    Ok(record) => {
-                        let mut sink = Sink {
-                            snapshot,
-                            findings,
-                            on_step: &mut on_step,
-                        };
-                        adapter.record(line, &record, &mut sink);
-                    }
-                    Err(e) => findings.push(Finding::malformed(line, &e)),
+                    Ok(record) => adapter.record(line, &record, &mut sink),
+                    Err(e) => sink.malformed(line, &e),
                 }
             }
             Some(Pipeline::Claude(adapter)) => {
                 match providers::parse_record(text, Format::ClaudeSdk, ["cli", "host"]) {
-                    Ok(record) => {
-                        let mut sink = Sink {
-                            snapshot,
-                            findings,
-                            on_step: &mut on_step,
-                        };
-                        adapter.record(line, &record, &mut sink);
-                    }
-                    Err(e) => findings.push(Finding::malformed(line, &e)),
+                    Ok(record) => adapter.record(line, &record, &mut sink),
+                    Err(e) => sink.malformed(line, &e),
                 }
             }
         }

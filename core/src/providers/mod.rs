@@ -97,6 +97,11 @@ impl Sink<'_> {
         self.snapshot
     }
 
+    /// Reports a line that is not a valid record of the trace's format.
+    pub fn malformed(&mut self, line: usize, error: &RecordError) {
+        self.findings.push(Finding::malformed(line, error));
+    }
+
     /// Reports an adapter finding.
     pub fn finding(
         &mut self,

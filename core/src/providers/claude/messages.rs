@@ -177,9 +177,10 @@ impl ClaudeAdapter {
             return;
         };
         let content = message.pointer("/message/content");
-        if Some(&owner) != self.root.as_ref()
-            && let Some(text) = content.and_then(Value::as_str)
-        {
+        let is_child = Some(&owner) != self.root.as_ref();
+        // The delegated prompt (or later input) as the child's transcript sees it. (Root
+        // user text is the host's own submission, already recorded.)
+        let child_input = |sink: &mut Sink<'_>, text: &str| {
             sink.emit(
                 line,
                 at,
@@ -190,30 +191,21 @@ impl ClaudeAdapter {
                     text: text.to_owned(),
                 },
             );
+        };
+        if is_child && let Some(text) = content.and_then(Value::as_str) {
+            child_input(sink, text);
             return;
         }
         let blocks = content
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let is_child = Some(&owner) != self.root.as_ref();
         for block in blocks {
             if is_child
                 && block.get("type").and_then(Value::as_str) == Some("text")
                 && let Some(text) = block.get("text").and_then(Value::as_str)
             {
-                // The delegated prompt (or later input) as the child's transcript sees it.
-                // (Root user text is the host's own submission, already recorded.)
-                sink.emit(
-                    line,
-                    at,
-                    Event::Message {
-                        session: owner.clone(),
-                        message: message.get("uuid").and_then(Value::as_str).map(Into::into),
-                        role: Role::User,
-                        text: text.to_owned(),
-                    },
-                );
+                child_input(sink, text);
                 continue;
             }
             if block.get("type").and_then(Value::as_str) != Some("tool_result") {
