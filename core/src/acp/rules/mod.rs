@@ -7,8 +7,9 @@
 //! record, so every rule sees the Client's knowledge at that moment.
 //! Never: panics or stops on bad input (a malformed line or batch entry is a
 //! `malformed-record` finding and the rest is still checked), scans all sessions per
-//! record (lookups are ordered-map indexes; only a load, a cancel or the end of a
-//! connection visits a subtree or the pending requests).
+//! record (lookups are ordered-map indexes; a cancel visits the pending requests and
+//! the view's live index of working sessions, never the target's whole subtree; only a
+//! load/resume visits a subtree, and only the end of a connection the pending requests).
 
 mod catalog;
 mod mirror;

@@ -118,17 +118,16 @@ impl Checker {
         if !is_cancel {
             return;
         }
-        let mut targets = vec![Id::from(target)];
-        targets.extend(self.view.descendants(target));
-        for id in targets {
-            if self.view.is_child(&id)
-                && matches!(
-                    self.view.current_state(&id),
-                    Some("running" | "requires_action")
-                )
-            {
-                self.awaiting_confirmation.entry(id).or_insert(line);
-            }
+        // The working sessions of the target's subtree (the view's live index: no walk
+        // over every child ever associated under the target).
+        let working: Vec<Id> = self
+            .view
+            .working_within(target)
+            .filter(|id| self.view.is_child(id))
+            .cloned()
+            .collect();
+        for id in working {
+            self.awaiting_confirmation.entry(id).or_insert(line);
         }
     }
 

@@ -137,7 +137,11 @@ impl Checker {
             );
             return false;
         }
-        let remembered = self.view.session(child).and_then(|s| s.parent.clone());
+        let known = self
+            .view
+            .session(child)
+            .map(|s| (s.parent.clone(), s.agent_root));
+        let (remembered, agent_root) = known.unwrap_or_default();
         if let Some(old) = remembered {
             if &*old != parent {
                 self.report(
@@ -151,7 +155,7 @@ impl Checker {
             }
             return true;
         }
-        if self.view.session(child).is_some_and(|s| s.agent_root) {
+        if agent_root {
             self.report(
                 line,
                 RuleId::AssociationCycle,

@@ -12,6 +12,14 @@
 //! learned on (`conn`), so starting a connection invalidates them all in O(1) without
 //! visiting any session. A load/resume of R visits only R's subtree.
 //!
+//! Cost: a record's cost does not grow with the number of sessions or children that
+//! ever existed (beyond the logarithm of an ordered-map lookup). What a cancel can
+//! affect is kept in small *live* indexes, `working` (sessions whose current state is
+//! `running` or `requires_action`) and `open_calls` (tool calls shown `pending` or
+//! `in_progress`), entered and left as states and statuses change; a cancel of S visits
+//! those and tests ancestry by walking up the parent chain (O(depth)) instead of walking
+//! S's whole subtree. Only a load/resume still walks the subtree it resets.
+//!
 //! ```
 //! use lineage_core::acp::view::View;
 //! let view = View::new(Default::default())
@@ -31,7 +39,7 @@ pub(crate) use reduce::is_content_block;
 
 use std::sync::Arc;
 
-use imbl::{OrdMap, Vector};
+use imbl::{OrdMap, OrdSet, Vector};
 use serde_json::Value;
 
 use super::wire::{RpcId, Side};
@@ -220,10 +228,18 @@ pub struct View {
     version: Option<u64>,
     init: Option<ClientCaps>,
     next_seq: u64,
-    sessions: OrdMap<Id, Session>,
+    /// Every session ever seen; shared, so a copy-on-write of a map node after an O(1)
+    /// clone of the view copies pointers, never the neighbours' values.
+    sessions: OrdMap<Id, Arc<Session>>,
     pending: OrdMap<(Side, RpcId), Pending>,
     windows: OrdMap<RpcId, Window>,
     attempts: OrdMap<RpcId, Attempt>,
+    /// Live index: the sessions whose current state on this connection is `running` or
+    /// `requires_action` (what a cancel may have to see confirmed).
+    working: OrdSet<Id>,
+    /// Live index: the tool calls shown `pending` or `in_progress`, by (session, call)
+    /// (what a cancel may mark cancelled).
+    open_calls: OrdSet<(Id, Arc<str>)>,
 }
 
 impl View {
@@ -240,6 +256,8 @@ impl View {
             pending: OrdMap::new(),
             windows: OrdMap::new(),
             attempts: OrdMap::new(),
+            working: OrdSet::new(),
+            open_calls: OrdSet::new(),
         }
     }
 
@@ -269,12 +287,12 @@ impl View {
 
     /// A session by id.
     pub fn session(&self, id: &str) -> Option<&Session> {
-        self.sessions.get(id)
+        self.sessions.get(id).map(|s| &**s)
     }
 
     /// Every session, in order of first appearance.
     pub fn sessions(&self) -> Vec<&Session> {
-        let mut all: Vec<&Session> = self.sessions.values().collect();
+        let mut all: Vec<&Session> = self.sessions.values().map(|s| &**s).collect();
         all.sort_by_key(|s| s.seq);
         all
     }
@@ -380,7 +398,18 @@ impl View {
         self.ancestors_or_self(id).skip(1).any(|a| a == ancestor)
     }
 
+    /// The sessions among `root` and its known descendants whose current state is
+    /// `running` or `requires_action`, in id order. Its cost follows the sessions working
+    /// right now (each tested by walking up its parent chain), not the size of `root`'s
+    /// subtree.
+    pub fn working_within<'a>(&'a self, root: &'a str) -> impl Iterator<Item = &'a Id> + 'a {
+        self.working
+            .iter()
+            .filter(move |id| &***id == root || self.is_descendant(id, root))
+    }
+
     /// Every known descendant of `root` (not `root` itself), parents before children.
+    /// Its cost follows the size of the subtree (every child ever associated under it).
     pub fn descendants(&self, root: &str) -> Vec<Id> {
         let mut out = Vec::new();
         let mut stack: Vec<Id> = self
@@ -399,6 +428,29 @@ impl View {
             out.push(id);
         }
         out
+    }
+
+    /// Test support: the live indexes hold exactly the sessions and tool calls their
+    /// definitions name.
+    #[cfg(test)]
+    pub(crate) fn assert_live_indexes(&self) {
+        let working: Vec<&Id> = self
+            .sessions
+            .keys()
+            .filter(|id| matches!(self.current_state(id), Some("running" | "requires_action")))
+            .collect();
+        assert_eq!(self.working.iter().collect::<Vec<_>>(), working);
+        let open: Vec<(Id, Arc<str>)> = self
+            .sessions
+            .values()
+            .flat_map(|s| {
+                s.tool_calls
+                    .iter()
+                    .filter(|(_, c)| matches!(&*c.status, "pending" | "in_progress"))
+                    .map(|(k, _)| (s.id.clone(), k.clone()))
+            })
+            .collect();
+        assert_eq!(self.open_calls.iter().cloned().collect::<Vec<_>>(), open);
     }
 
     /// The participants of message `message` of `session`'s transcript accumulated in

@@ -69,6 +69,8 @@ impl View {
         self.pending = Default::default();
         self.windows = Default::default();
         self.attempts = Default::default();
+        // No state is current on the next connection; tool calls keep their status.
+        self.working = Default::default();
     }
 
     /// Applies one JSON-RPC message sent by `from`.
@@ -158,7 +160,7 @@ impl View {
     fn reset_subtree(&mut self, root: &Id, replay: bool) {
         let descendants = self.descendants(root);
         for id in &descendants {
-            if let Some(s) = self.sessions.get_mut(id) {
+            if let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) {
                 s.announced_on = None;
                 s.cancel_granted_on = None;
                 s.state_current_on = None;
@@ -166,8 +168,9 @@ impl View {
                     s.replay_epoch += 1;
                 }
             }
+            self.working.remove(id);
         }
-        if replay && let Some(s) = self.sessions.get_mut(root) {
+        if replay && let Some(s) = self.sessions.get_mut(root).map(Arc::make_mut) {
             s.replay_epoch += 1;
         }
     }
@@ -195,10 +198,11 @@ impl View {
                 {
                     // A failed resume voids the grants and states received during it.
                     for id in &attempt.touched {
-                        if let Some(s) = self.sessions.get_mut(id) {
+                        if let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) {
                             s.cancel_granted_on = None;
                             s.state_current_on = None;
                         }
+                        self.working.remove(id);
                     }
                 }
             }
@@ -207,9 +211,7 @@ impl View {
     }
 
     fn session_update(&mut self, u: &wire::SessionUpdate<'_>) {
-        let Some(outer) = self.session_mut(u.session).map(|s| s.id.clone()) else {
-            return;
-        };
+        let outer = self.intern(u.session);
         match u.kind {
             "subagent_update" => self.association(&outer, u.update),
             "state_update" if u.update.get("state").is_some_and(Value::is_string) => {
@@ -220,13 +222,13 @@ impl View {
             "session_message_chunk" => self.session_message(&outer, u.update, true),
             "session_info_update" => {
                 if let Some(title) = patch_str(string_patch(u.update, "title"))
-                    && let Some(s) = self.sessions.get_mut(&outer)
+                    && let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut)
                 {
                     s.conversation_title = title;
                 }
             }
             "usage_update" => {
-                if let Some(s) = self.sessions.get_mut(&outer) {
+                if let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut) {
                     s.usage = Some(Value::Object(wire::state_update_snapshot(u.update)));
                 }
             }
@@ -263,12 +265,12 @@ impl View {
         let child = s.id.clone();
         if s.parent.is_none() {
             s.parent = Some(parent.clone());
-            if let Some(p) = self.sessions.get_mut(parent) {
+            if let Some(p) = self.sessions.get_mut(parent).map(Arc::make_mut) {
                 p.children.push_back(child.clone());
             }
         }
         let attempt_covers = self.resume_pending_over(&child);
-        let Some(s) = self.sessions.get_mut(&child) else {
+        let Some(s) = self.sessions.get_mut(&child).map(Arc::make_mut) else {
             return;
         };
         s.announced_on = Some(conn);
@@ -314,7 +316,8 @@ impl View {
         let conn = self.conn;
         let current = !self.in_replay();
         let attempt_covers = current && self.resume_pending_over(id);
-        let Some(s) = self.session_mut(id) else {
+        // Callers pass a session they have just looked up (or created).
+        let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) else {
             return;
         };
         let changed = s.state != snapshot;
@@ -329,6 +332,12 @@ impl View {
         }
         s.state = snapshot;
         s.state_current_on = current.then_some(conn);
+        let working = current && matches!(s.state_name(), Some("running" | "requires_action"));
+        if working {
+            self.working.insert(id.clone());
+        } else {
+            self.working.remove(id);
+        }
         if attempt_covers {
             self.touch_attempts(id);
         }
@@ -354,7 +363,7 @@ impl View {
         };
         let conn = self.conn;
         let transcripts = self.options.transcripts;
-        let Some(s) = self.sessions.get_mut(outer) else {
+        let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
             return;
         };
         let epoch = s.replay_epoch;
@@ -431,66 +440,98 @@ impl View {
             return;
         };
         let status = update.get("status").and_then(Value::as_str);
-        let Some(s) = self.sessions.get_mut(outer) else {
+        let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
             return;
         };
-        match s.tool_calls.get_mut(call) {
+        let key: Arc<str> = match s.tool_calls.get_mut(call) {
             Some(existing) => {
-                if let Some(status) = status {
-                    existing.status = status.into();
-                    existing.locally_cancelled = false;
-                }
+                let Some(status) = status else {
+                    return;
+                };
+                existing.status = status.into();
+                existing.locally_cancelled = false;
+                call.into()
             }
             None if kind == "tool_call" || status.is_some() => {
+                let key: Arc<str> = call.into();
                 s.tool_calls.insert(
-                    call.into(),
+                    key.clone(),
                     ToolCall {
                         status: status.unwrap_or("pending").into(),
                         locally_cancelled: false,
                     },
                 );
+                key
             }
-            None => {}
+            None => return,
+        };
+        let entry = (s.id.clone(), key);
+        if is_open(status.unwrap_or("pending")) {
+            self.open_calls.insert(entry);
+        } else {
+            self.open_calls.remove(&entry);
         }
     }
 
     /// The Client's optimistic presentation after `session/cancel` of `target`: the
     /// unfinished tool calls of the target and of its descendants not confirmed idle are
     /// shown cancelled until the Agent reports them.
+    ///
+    /// Only the calls still open are visited (the `open_calls` index, grouped by session),
+    /// each session tested once by walking up its parent chain, so the cost follows the
+    /// unfinished work, not the size of the target's subtree.
     fn cancel_tool_calls(&mut self, target: &str) {
-        let mut affected = vec![Id::from(target)];
-        affected.extend(
-            self.descendants(target)
-                .into_iter()
-                .filter(|d| self.current_state(d) != Some("idle")),
-        );
-        for id in affected {
-            if let Some(s) = self.sessions.get_mut(&id) {
-                let open: Vec<Arc<str>> = s
-                    .tool_calls
-                    .iter()
-                    .filter(|(_, c)| matches!(&*c.status, "pending" | "in_progress"))
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                for key in open {
-                    if let Some(call) = s.tool_calls.get_mut(&key) {
-                        call.status = "cancelled".into();
-                        call.locally_cancelled = true;
-                    }
+        let mut hits: Vec<(Id, Arc<str>)> = Vec::new();
+        let mut last: Option<(&Id, bool)> = None;
+        for entry in self.open_calls.iter() {
+            let session = &entry.0;
+            let hit = match last {
+                Some((s, hit)) if s == session => hit,
+                _ => {
+                    let hit = &**session == target
+                        || (self.is_descendant(session, target)
+                            && self.current_state(session) != Some("idle"));
+                    last = Some((session, hit));
+                    hit
                 }
+            };
+            if hit {
+                hits.push(entry.clone());
             }
+        }
+        for entry in hits {
+            if let Some(call) = self
+                .sessions
+                .get_mut(&entry.0)
+                .map(Arc::make_mut)
+                .and_then(|s| s.tool_calls.get_mut(&entry.1))
+            {
+                call.status = "cancelled".into();
+                call.locally_cancelled = true;
+            }
+            self.open_calls.remove(&entry);
         }
     }
 
-    /// The session `id`, created on first sight (the id is allocated only then).
-    fn session_mut(&mut self, id: &str) -> Option<&mut Session> {
-        if !self.sessions.contains_key(id) {
-            let id: Id = id.into();
-            self.sessions
-                .insert(id.clone(), Session::new(id, self.next_seq));
-            self.next_seq += 1;
+    /// The shared id of session `id`, created on first sight (the id is allocated only
+    /// then); one lookup when it exists.
+    fn intern(&mut self, id: &str) -> Id {
+        if let Some((key, _)) = self.sessions.get_key_value(id) {
+            return key.clone();
         }
-        self.sessions.get_mut(id)
+        let id: Id = id.into();
+        self.sessions.insert(
+            id.clone(),
+            Arc::new(Session::new(id.clone(), self.next_seq)),
+        );
+        self.next_seq += 1;
+        id
+    }
+
+    /// The session `id`, created on first sight.
+    fn session_mut(&mut self, id: &str) -> Option<&mut Session> {
+        let id = self.intern(id);
+        self.sessions.get_mut(&id).map(Arc::make_mut)
     }
 }
 
@@ -501,6 +542,11 @@ pub(crate) fn is_replay_request(method: &str, params: &Value) -> bool {
         "session/resume" => params.get("replayFrom").is_some_and(|v| !v.is_null()),
         _ => false,
     }
+}
+
+/// A tool-call status a cancel marks cancelled (shown unfinished).
+fn is_open(status: &str) -> bool {
+    matches!(status, "pending" | "in_progress")
 }
 
 /// One ContentBlock: an object with a string `type`.

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{View, ViewOptions};
+use super::{Id, ToolCall, View, ViewOptions};
 
 const PRELUDE: [&str; 4] = [
     r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"subagents":{}}}}}"#,
@@ -361,4 +361,149 @@ fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
         &*v.session("A").unwrap().tool_calls.get("c1").unwrap().status,
         "failed"
     );
+}
+
+/// The live indexes hold exactly what their definitions say, after every record of
+/// seeded pseudo-random streams (associations, state reports, tool calls, cancels,
+/// load/resume with either outcome, reconnects), and a cancel through them reaches
+/// exactly what walking the target's subtree reaches.
+#[test]
+fn live_indexes_answer_what_a_subtree_walk_answers() {
+    const IDS: [&str; 8] = ["R", "S", "A", "B", "C", "D", "E", "F"];
+    const STATES: [&str; 5] = ["running", "requires_action", "idle", "unknown", "_x"];
+    const STATUSES: [&str; 5] = ["pending", "in_progress", "completed", "failed", "cancelled"];
+    for seed in 1..=60u64 {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            usize::try_from(x % n as u64).unwrap_or_default()
+        };
+        let mut v = View::new(ViewOptions::default());
+        for line in PRELUDE {
+            v = v.apply(0, line);
+        }
+        let mut request = 100;
+        for line in 1..400 {
+            let pick = |i: usize| IDS.get(i).copied().unwrap_or("R");
+            let (a, b) = (pick(next(IDS.len())), pick(next(IDS.len())));
+            let record = match next(12) {
+                0..=2 => {
+                    let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
+                    sub(
+                        a,
+                        b,
+                        json!({"capabilities":{"cancel":{}},"state":{"state":state}}),
+                    )
+                }
+                3 => {
+                    let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
+                    upd(a, json!({"sessionUpdate":"state_update","state":state}))
+                }
+                4..=5 => {
+                    let status = STATUSES.get(next(STATUSES.len())).copied();
+                    let kind = if next(2) == 0 {
+                        "tool_call"
+                    } else {
+                        "tool_call_update"
+                    };
+                    let call = format!("c{}", next(3));
+                    let mut u = json!({"sessionUpdate":kind,"toolCallId":call});
+                    if next(4) > 0 {
+                        u["status"] = status.unwrap_or("pending").into();
+                    }
+                    upd(a, u)
+                }
+                6..=7 => client("session/cancel", None, json!({"sessionId":a})),
+                8 => {
+                    request += 1;
+                    let method = if next(2) == 0 {
+                        "session/load"
+                    } else {
+                        "session/resume"
+                    };
+                    let mut params = json!({"sessionId":a});
+                    if next(2) == 0 {
+                        params["replayFrom"] = "x".into();
+                    }
+                    client(method, Some(request), params)
+                }
+                9 => {
+                    let id = request - next(3) as u64;
+                    if next(3) == 0 {
+                        json!({"from":"agent","message":{"jsonrpc":"2.0","id":id,"error":{"code":1,"message":"no"}}}).to_string()
+                    } else {
+                        agent_result(id, json!({}))
+                    }
+                }
+                10 if next(8) == 0 => {
+                    let event = if next(2) == 0 {
+                        "connected"
+                    } else {
+                        "disconnected"
+                    };
+                    json!({"from":"transport","event":event}).to_string()
+                }
+                _ => sub(a, b, json!({})),
+            };
+            let before = v.clone();
+            v = v.apply(line, &record);
+            v.assert_live_indexes();
+            if record.contains("session/cancel") {
+                let target = wire_target(&record);
+                assert_cancel_matches_walk(&before, &v, &target);
+            }
+        }
+    }
+}
+
+fn wire_target(record: &str) -> String {
+    let value: Value = serde_json::from_str(record).unwrap_or_default();
+    value["message"]["params"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The walk the indexes replace: the target, then its descendants (those not confirmed
+/// idle for tool calls; the working ones for confirmations).
+fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
+    let mut working: Vec<String> = std::iter::once(target.to_owned())
+        .chain(before.descendants(target).iter().map(|d| d.to_string()))
+        .filter(|id| {
+            matches!(
+                before.current_state(id),
+                Some("running" | "requires_action")
+            )
+        })
+        .collect();
+    working.sort();
+    let indexed: Vec<String> = before
+        .working_within(target)
+        .map(|id| id.to_string())
+        .collect();
+    assert_eq!(indexed, working, "working sessions under `{target}`");
+    let mut affected = vec![Id::from(target)];
+    affected.extend(
+        before
+            .descendants(target)
+            .into_iter()
+            .filter(|d| before.current_state(d) != Some("idle")),
+    );
+    for s in before.sessions() {
+        for (call, c) in &s.tool_calls {
+            let now = after.session(&s.id).and_then(|a| a.tool_calls.get(call));
+            let open = matches!(&*c.status, "pending" | "in_progress");
+            let expected = if open && affected.contains(&s.id) {
+                ToolCall {
+                    status: "cancelled".into(),
+                    locally_cancelled: true,
+                }
+            } else {
+                c.clone()
+            };
+            assert_eq!(now, Some(&expected), "tool call `{call}` of `{}`", s.id);
+        }
+    }
 }
