@@ -385,7 +385,9 @@ fn main() {
 
     // check_vs_parse
     progress("check_vs_parse");
-    let acp = generate(Format::Acp, Shape::Long { records }, 7);
+    // ACP has no record for some script steps (guidance, provider starts): ask for more
+    // steps so the trace still has at least `records` records.
+    let acp = generate(Format::Acp, Shape::Long { records: records + records / 8 }, 7);
     let acp_lines = acp.lines().count();
     let (parse_acp, check) = interleaved(
         reps,
