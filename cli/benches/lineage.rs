@@ -387,7 +387,13 @@ fn main() {
     progress("check_vs_parse");
     // ACP has no record for some script steps (guidance, provider starts): ask for more
     // steps so the trace still has at least `records` records.
-    let acp = generate(Format::Acp, Shape::Long { records: records + records / 8 }, 7);
+    let acp = generate(
+        Format::Acp,
+        Shape::Long {
+            records: records + records / 8,
+        },
+        7,
+    );
     let acp_lines = acp.lines().count();
     let (parse_acp, check) = interleaved(
         reps,
