@@ -8,30 +8,20 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use super::Records;
 use super::script::{Script, Step};
 
 struct Out<'a> {
-    out: &'a mut String,
-    at: u64,
+    records: Records<'a>,
 }
 
 impl Out<'_> {
     fn agent(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"agent","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("agent", &message);
     }
 
     fn client(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"client","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("client", &message);
     }
 
     fn update(&mut self, session: &str, update: String) {
@@ -56,7 +46,9 @@ pub(super) fn render(s: &Script, out: &mut String) {
         out,
         r#"{{"lineage":"trace","format":"acp","version":1,"protocolVersion":1}}"#
     );
-    let mut o = Out { out, at: 0 };
+    let mut o = Out {
+        records: Records::new(out),
+    };
     o.client(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true,"subagents":{}}}}"#.into());
     o.agent(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}"#.into());
     o.client(r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/work","mcpServers":[]}}"#.into());

@@ -4,31 +4,21 @@ use std::fmt::Write;
 
 use lineage_core::Outcome;
 
+use super::Records;
 use super::script::{Script, Step};
 
 struct Out<'a> {
-    out: &'a mut String,
-    at: u64,
+    records: Records<'a>,
     uuid: u64,
 }
 
 impl Out<'_> {
     fn cli(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"cli","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("cli", &message);
     }
 
     fn host(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"host","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("host", &message);
     }
 
     fn uuid(&mut self) -> String {
@@ -48,8 +38,7 @@ pub(super) fn render(s: &Script, out: &mut String) {
         r#"{{"lineage":"trace","format":"claude-sdk","version":1}}"#
     );
     let mut o = Out {
-        out,
-        at: 0,
+        records: Records::new(out),
         uuid: 0,
     };
     let mut control = 0u64;

@@ -2,31 +2,21 @@
 
 use std::fmt::Write;
 
+use super::Records;
 use super::script::{Script, Step};
 
 struct Out<'a> {
-    out: &'a mut String,
-    at: u64,
+    records: Records<'a>,
     id: u64,
 }
 
 impl Out<'_> {
     fn server(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"server","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("server", &message);
     }
 
     fn client(&mut self, message: String) {
-        self.at += 10;
-        let _ = writeln!(
-            self.out,
-            r#"{{"from":"client","message":{message},"at":{}}}"#,
-            self.at
-        );
+        self.records.push("client", &message);
     }
 
     fn next_id(&mut self) -> u64 {
@@ -47,7 +37,10 @@ pub(super) fn render(s: &Script, out: &mut String) {
         out,
         r#"{{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"{root}"}}"#
     );
-    let mut o = Out { out, at: 0, id: 0 };
+    let mut o = Out {
+        records: Records::new(out),
+        id: 0,
+    };
     let mut root_turn = String::new();
     for step in &s.steps {
         match step {
@@ -79,7 +72,7 @@ pub(super) fn render(s: &Script, out: &mut String) {
             }
             Step::RootText { item, .. } => o.server(format!(
                 r#"{{"method":"item/completed","params":{{"threadId":"{root}","turnId":"{root_turn}","item":{{"type":"agentMessage","id":"msg-{item}","text":"Working on it.","phase":null,"memoryCitation":null}},"completedAtMs":{}}}}}"#,
-                o.at
+                o.records.at
             )),
             Step::Spawn { parent, child, .. } => {
                 let sender = s.owner(*parent);
@@ -102,7 +95,7 @@ pub(super) fn render(s: &Script, out: &mut String) {
             Step::ChildText { child, item } => o.server(format!(
                 r#"{{"method":"item/completed","params":{{"threadId":"{}","turnId":"turn-c{child}","item":{{"type":"agentMessage","id":"msg-{item}","text":"Progress {item}.","phase":null,"memoryCitation":null}},"completedAtMs":{}}}}}"#,
                 s.child(*child),
-                o.at
+                o.records.at
             )),
             Step::Approval { owner, req } => {
                 let thread = s.owner(*owner);
@@ -110,7 +103,7 @@ pub(super) fn render(s: &Script, out: &mut String) {
                 o.server(format!(
                     r#"{{"id":{},"method":"item/commandExecution/requestApproval","params":{{"threadId":"{thread}","turnId":"{turn_id}","itemId":"cmd-{req}","startedAtMs":{},"reason":"run the tests","command":"cargo test"}}}}"#,
                     1_000_000 + req,
-                    o.at
+                    o.records.at
                 ));
             }
             Step::Answer { owner, req } => {

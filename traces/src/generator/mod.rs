@@ -85,3 +85,26 @@ pub fn parse_shape(s: &str) -> Result<Shape, String> {
         _ => Err(format!("shape `{s}`: expected wide:N, deep:N or long:N")),
     }
 }
+
+/// Appends provider records (`{"from":…,"message":…,"at":…}`) on a clock that advances
+/// 10 ms per record; shared by every provider renderer.
+struct Records<'a> {
+    out: &'a mut String,
+    at: u64,
+}
+
+impl<'a> Records<'a> {
+    fn new(out: &'a mut String) -> Self {
+        Self { out, at: 0 }
+    }
+
+    fn push(&mut self, from: &str, message: &str) {
+        use std::fmt::Write;
+        self.at += 10;
+        let _ = writeln!(
+            self.out,
+            r#"{{"from":"{from}","message":{message},"at":{}}}"#,
+            self.at
+        );
+    }
+}
