@@ -174,10 +174,7 @@ impl ClaudeAdapter {
         sink: &mut Sink<'_>,
     ) {
         let response = message.get("response");
-        let Some(request_id) = response
-            .and_then(|r| r.get("request_id"))
-            .and_then(Value::as_str)
-        else {
+        let Some(request_id) = answered_request(message) else {
             return;
         };
         let Some(session) = self.interactions.get(request_id).cloned() else {
@@ -311,24 +308,15 @@ impl ClaudeAdapter {
         );
     }
 
-    /// The CLI answered a host control request.
-    pub(super) fn control_response(
-        &mut self,
-        line: usize,
-        _at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    /// The CLI answered a host control request (answers to `initialize`, `set_model` …
+    /// carry no tree fact).
+    pub(super) fn control_response(&mut self, message: &Value) {
         let response = message.get("response");
-        let Some(request_id) = response
-            .and_then(|r| r.get("request_id"))
-            .and_then(Value::as_str)
-        else {
+        let Some(request_id) = answered_request(message) else {
             return;
         };
         let Some(HostControl::Cancel(target)) = self.host_controls.remove(request_id) else {
-            let _ = (line, sink);
-            return; // answers to initialize, set_model … carry no tree fact
+            return;
         };
         let ok = response
             .and_then(|r| r.get("subtype"))
@@ -357,4 +345,12 @@ impl ClaudeAdapter {
             sink.emit(line, at, Event::CancelCompleted { session });
         }
     }
+}
+
+/// The `request_id` a `control_response` answers.
+fn answered_request(message: &Value) -> Option<&str> {
+    message
+        .get("response")
+        .and_then(|r| r.get("request_id"))
+        .and_then(Value::as_str)
 }

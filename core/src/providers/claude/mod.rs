@@ -112,7 +112,7 @@ impl ClaudeAdapter {
             ("cli", "result") => self.result(line, at, message, sink),
             ("cli", "stream_event") => self.stream_event(line, at, message, sink),
             ("cli", "control_request") => self.permission(line, record, sink),
-            ("cli", "control_response") => self.control_response(line, at, message, sink),
+            ("cli", "control_response") => self.control_response(message),
             ("cli", "control_cancel_request") => self.permission_withdrawn(line, at, message, sink),
             ("host", "user") => self.user_submitted(line, at, message, sink),
             ("host", "control_request") => self.host_control(line, at, message, sink),
