@@ -272,16 +272,20 @@ fn persistent_per_event(n: usize, events: usize) -> Duration {
     t / u32::try_from(mix.len()).unwrap()
 }
 
-/// Retained bytes by event type (the `--breakdown` view of `retained_bytes_per_event`).
-fn retained_breakdown(records: usize) {
-    let text = generate(Format::Canonical, Shape::Long { records }, 11);
-    let events: Vec<(Event, Option<u64>)> = text
+/// The events (with their `at`) of a `long` canonical trace, parsed up front so that
+/// parsing does not count as retained memory.
+fn long_canonical_events(records: usize) -> Vec<(Event, Option<u64>)> {
+    generate(Format::Canonical, Shape::Long { records }, 11)
         .lines()
         .skip(1)
         .filter_map(|l| lineage_core::trace::parse_canonical(l).ok())
         .map(|r| (r.event, r.at))
-        .collect();
-    drop(text);
+        .collect()
+}
+
+/// Retained bytes by event type (the `--breakdown` view of `retained_bytes_per_event`).
+fn retained_breakdown(records: usize) {
+    let events = long_canonical_events(records);
     let mut by_type: std::collections::BTreeMap<&str, (usize, usize)> =
         std::collections::BTreeMap::new();
     let mut kept: Vec<Snapshot> = Vec::with_capacity(events.len() + 1);
@@ -308,14 +312,7 @@ fn retained_breakdown(records: usize) {
 }
 
 fn retained_bytes_per_event(records: usize) -> (f64, usize) {
-    let text = generate(Format::Canonical, Shape::Long { records }, 11);
-    let events: Vec<(Event, Option<u64>)> = text
-        .lines()
-        .skip(1)
-        .filter_map(|l| lineage_core::trace::parse_canonical(l).ok())
-        .map(|r| (r.event, r.at))
-        .collect();
-    drop(text);
+    let events = long_canonical_events(records);
     let mut kept: Vec<Snapshot> = Vec::with_capacity(events.len() + 1);
     let before = LIVE.load(Ordering::Relaxed);
     let mut s = Snapshot::new();
