@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use crate::tree::{Event, Millis};
 
+pub(crate) mod json;
+
 /// A trace format name, as in a header's `"format"` or `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
