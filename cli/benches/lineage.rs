@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lineage_core::replay::{Options, Replayer};
+use lineage_core::engine::{Engine, Options};
 use lineage_core::trace::Format;
 use lineage_core::{Event, Outcome, Role, SessionId, Snapshot};
 use lineage_traces::generator::{Shape, generate};
@@ -86,11 +86,11 @@ fn parse_all(text: &str) {
 }
 
 fn replay_all(text: &str) {
-    let mut r = Replayer::new(&Options::default());
+    let mut r = Engine::new(Options::default());
     for line in text.lines() {
         r.push_line(line).unwrap();
     }
-    black_box(r.finish().unwrap().snapshot.sessions().count());
+    black_box(r.finish().unwrap().snapshot().map(|s| s.sessions().count()));
 }
 
 /// A tree with `n` active children under one running root turn.
@@ -396,7 +396,7 @@ fn main() {
         reps,
         || parse_all(&acp),
         || {
-            black_box(lineage_core::acp::replay::check(&acp).findings.len());
+            let _ = black_box(lineage_core::replay::check(&acp, None).map(|r| r.findings.len()));
         },
     );
     let check_vs_parse = parse_acp.as_secs_f64() / check.as_secs_f64();

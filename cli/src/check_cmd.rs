@@ -1,19 +1,21 @@
 //! `lineage check <PATH>...`: run traces through the checker and report for people
 //! (rustc-style) or CI (JSON contract, JUnit, SARIF 2.1.0, GitHub workflow commands).
 //!
-//! `acp` traces go through the ACP conformance checker; other formats report the
-//! findings of their replay. Exit codes: 0 clean, 1 an error (or, with
+//! Every input goes through the engine: `acp` traces through the ACP conformance
+//! checker, other formats report the findings of their replay. Exit codes: 0 clean, 1 an error (or, with
 //! `--deny-warnings`, a warning), 2 a usage error or an unreadable or untellable path.
 
 mod formats;
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
-use lineage_core::replay::{self, Finding, Options};
-use lineage_core::trace::{self, Format};
+use lineage_core::engine::{Engine, Options};
+use lineage_core::finding::Finding;
+use lineage_core::trace::Format;
 
-use crate::{CheckArgs, CheckFormat, Exit};
+use crate::{CheckArgs, CheckFormat, Exit, input};
 
 /// One checked file.
 pub(crate) struct FileReport {
@@ -28,7 +30,7 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
     let mut usage_error = false;
     let mut reports = Vec::new();
     for path in collect(&args.paths, &mut usage_error) {
-        match check_file(&path) {
+        match check_file(&path, args.format == CheckFormat::Human) {
             Ok(report) => reports.push(report),
             Err(message) => {
                 eprintln!("error: {}: {message}", path.display());
@@ -63,7 +65,7 @@ fn collect(paths: &[PathBuf], usage_error: &mut bool) -> Vec<PathBuf> {
     for path in paths {
         if path.is_dir() {
             walk(path, &mut files, usage_error);
-        } else if path.is_file() {
+        } else if path.is_file() || input::is_stdin(path) {
             files.push(path.clone());
         } else {
             eprintln!("error: {}: no such file or directory", path.display());
@@ -93,36 +95,31 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, usage_error: &mut bool) {
     }
 }
 
-fn check_file(path: &Path) -> Result<FileReport, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    // Bytes that are not UTF-8 are replaced, so such a line becomes a located finding.
-    let text = String::from_utf8_lossy(&bytes);
-    let format = sniff(&text).ok_or("cannot tell the trace format: add a header line")?;
-    let findings = match format {
-        Format::Acp => lineage_core::acp::replay::check(&text).findings,
-        _ => {
-            let options = Options {
-                format: Some(format),
-                until_line: None,
-            };
-            replay::replay(&text, &options)
-                .map_err(|e| e.to_string())?
-                .findings
+/// Checks one input through the engine (ACP transcripts off); keeps its lines only
+/// when the report shows snippets.
+fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
+    let mut engine = Engine::new(Options {
+        transcripts: false,
+        ..Options::default()
+    });
+    let mut lines = Vec::new();
+    let failed = input::each_line(path, |line| {
+        if keep_lines {
+            lines.push(line.to_owned());
         }
-    };
+        match engine.push_line(line) {
+            Ok(_) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.to_string());
+    }
+    let replay = engine.finish().map_err(|e| e.to_string())?;
     Ok(FileReport {
         path: path.display().to_string(),
-        format,
-        findings,
-        lines: text.lines().map(String::from).collect(),
+        format: replay.format,
+        findings: replay.findings,
+        lines,
     })
-}
-
-/// The header's format, else what the records look like.
-fn sniff(text: &str) -> Option<Format> {
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    match trace::parse_header(first.trim()) {
-        Some(Ok(header)) => Some(header.format),
-        _ => trace::detect_format(text),
-    }
 }

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use lineage_core::trace::Format;
 
-mod acp_replay;
 mod check_cmd;
+mod input;
 mod replay_cmd;
 mod rules_cmd;
 
@@ -29,7 +29,7 @@ enum Command {
     Replay(ReplayArgs),
     /// Check ACP traces against the Subagent Sessions RFD (line-numbered findings for CI).
     Check(CheckArgs),
-    /// List the ACP conformance rules, or explain one with its RFD quote and an example.
+    /// List every finding code (ACP rules, reducer and adapter findings), or explain one.
     Rules(RulesArgs),
     /// Write a deterministic synthetic trace (for benchmarks and experiments).
     Gen(GenArgs),
@@ -54,7 +54,7 @@ struct GenArgs {
 
 #[derive(Debug, clap::Args)]
 struct CheckArgs {
-    /// Trace files (JSONL), or directories walked for `*.jsonl`.
+    /// Trace files (JSONL), directories walked for `*.jsonl`, or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<std::path::PathBuf>,
     /// How to report findings.
@@ -81,13 +81,13 @@ enum CheckFormat {
 
 #[derive(Debug, clap::Args)]
 struct RulesArgs {
-    /// The rule id to explain (all rules are listed when omitted).
+    /// The code to explain (all codes are listed when omitted).
     rule: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
 struct ReplayArgs {
-    /// The trace file (JSONL).
+    /// The trace file (JSONL), or `-` for standard input.
     trace: std::path::PathBuf,
     /// How to show the tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Tree)]

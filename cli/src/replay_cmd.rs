@@ -1,62 +1,65 @@
-//! `lineage replay`: read a trace line by line, fold it, print one view.
+//! `lineage replay`: one trace, any format, through the engine; one view printed.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
+use std::ops::ControlFlow;
 
 use lineage_core::Severity;
+use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
-use lineage_core::replay::{Finding, Options, Replay, Replayer};
-use lineage_core::trace::{self, Format};
 
-use crate::{Exit, OutputFormat, ReplayArgs};
+use crate::{Exit, OutputFormat, ReplayArgs, input};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let path = args.trace.display().to_string();
-    match sniff_format(args) {
+    match read(args) {
+        Ok(replay) => show(args, &replay),
         Err(message) => {
             eprintln!("error: {path}: {message}");
-            return Exit::Usage;
+            Exit::Usage
         }
-        Ok(Some(Format::Acp)) => return crate::acp_replay::run(args),
-        Ok(_) => {}
     }
-    let replay = match read(args) {
-        Ok(replay) => replay,
-        Err(message) => {
-            eprintln!("error: {path}: {message}");
-            return Exit::Usage;
+}
+
+/// Streams the input through the engine up to `--at` (a cut: no end-of-trace findings),
+/// or to its end.
+fn read(args: &ReplayArgs) -> Result<Replay, String> {
+    let until = args.at.and_then(|n| usize::try_from(n).ok());
+    let mut engine = Engine::new(Options {
+        format: args.input_format,
+        ..Options::default()
+    });
+    let failed = input::each_line(&args.trace, |line| {
+        if until.is_some_and(|stop| engine.line() >= stop) {
+            return ControlFlow::Break(None);
         }
+        match engine.push_line(line) {
+            Ok(_) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(Some(e)),
+        }
+    })?;
+    let replay = match failed {
+        Some(Some(e)) => Err(e),
+        _ if until.is_some() => engine.stop(),
+        _ => engine.finish(),
     };
-    show(
-        args,
-        &replay.findings,
-        || render::tree(&replay),
-        || render::json_string(&replay, true),
-        || render::mermaid(&replay),
-    )
+    replay.map_err(|e: EngineError| e.to_string())
 }
 
 /// Prints one view of a replay (findings go to stderr with a Mermaid chart) and returns
-/// the exit code its findings call for. Shared by every trace format.
-pub(crate) fn show(
-    args: &ReplayArgs,
-    findings: &[Finding],
-    tree: impl FnOnce() -> String,
-    json: impl FnOnce() -> String,
-    mermaid: impl FnOnce() -> String,
-) -> Exit {
+/// the exit code its findings call for.
+fn show(args: &ReplayArgs, replay: &Replay) -> Exit {
     let text = match args.format {
-        OutputFormat::Tree => tree(),
-        OutputFormat::Json => json() + "\n",
+        OutputFormat::Tree => render::tree(replay),
+        OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {
             let path = args.trace.display();
-            for f in findings {
+            for f in &replay.findings {
                 eprintln!(
                     "{path}:{}: {}[{}]: {}",
                     f.line, f.severity, f.rule, f.message
                 );
             }
-            mermaid()
+            render::mermaid(replay)
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -67,59 +70,13 @@ pub(crate) fn show(
     {
         return Exit::Usage;
     }
-    if findings.iter().any(|f| f.severity == Severity::Error) {
+    if replay
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error)
+    {
         Exit::Findings
     } else {
         Exit::Clean
     }
-}
-
-/// Streams the file through a [`Replayer`]; bytes that are not UTF-8 are replaced, so such
-/// a line becomes a located `malformed-record` finding instead of an abort.
-fn read(args: &ReplayArgs) -> Result<Replay, String> {
-    let file = File::open(&args.trace).map_err(|e| e.to_string())?;
-    let options = Options {
-        format: args.input_format,
-        until_line: args.at.and_then(|n| usize::try_from(n).ok()),
-    };
-    let mut replayer = Replayer::new(&options);
-    let mut reader = BufReader::new(file);
-    let mut buf = Vec::new();
-    loop {
-        if options
-            .until_line
-            .is_some_and(|stop| replayer.line() >= stop)
-        {
-            break;
-        }
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| e.to_string())?;
-        if n == 0 {
-            break;
-        }
-        let line = String::from_utf8_lossy(&buf);
-        replayer.push_line(&line).map_err(|e| e.to_string())?;
-    }
-    replayer.finish().map_err(|e| e.to_string())
-}
-
-/// The trace's format as the replay will resolve it: the header's, else `--input-format`,
-/// else what the first records look like. `None` when nothing tells.
-pub(crate) fn sniff_format(args: &ReplayArgs) -> Result<Option<Format>, String> {
-    let file = File::open(&args.trace).map_err(|e| e.to_string())?;
-    let mut head = String::new();
-    for line in BufReader::new(file).lines().take(50) {
-        let line = line.unwrap_or_default();
-        if head.trim().is_empty()
-            && !line.trim().is_empty()
-            && let Some(Ok(header)) = trace::parse_header(line.trim())
-        {
-            return Ok(Some(header.format));
-        }
-        head.push_str(&line);
-        head.push('\n');
-    }
-    Ok(args.input_format.or_else(|| trace::detect_format(&head)))
 }

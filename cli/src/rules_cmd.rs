@@ -1,16 +1,18 @@
-//! `lineage rules [<RULE>]`: the ACP conformance rule catalogue.
+//! `lineage rules [<CODE>]`: the one finding catalogue (ACP conformance rules, reducer
+//! and adapter findings, trace-reader findings).
 
 use std::fmt::Write as _;
 
-use lineage_core::acp::rules::{MODEL, Rule, RuleId, catalogue};
+use lineage_core::acp::rules::MODEL;
+use lineage_core::finding::{Code, Layer, Rule, catalogue};
 
 use crate::{Exit, RulesArgs};
 
 pub(crate) fn run(args: &RulesArgs) -> Exit {
     let text = match &args.rule {
         None => list(),
-        Some(id) => match id.parse::<RuleId>() {
-            Ok(rule) => explain(&rule.rule()),
+        Some(id) => match id.parse::<Code>() {
+            Ok(code) => explain(&code.rule()),
             Err(message) => {
                 eprintln!("error: {message}");
                 return Exit::Usage;
@@ -24,34 +26,60 @@ pub(crate) fn run(args: &RulesArgs) -> Exit {
 fn list() -> String {
     let rules = catalogue();
     let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
-    let mut out = String::from(
-        "ACP conformance rules (Subagent Sessions RFD). `lineage rules <id>` explains one.\n\n",
-    );
+    let mut out =
+        String::from("Every finding code lineage reports. `lineage rules <code>` explains one.\n");
+    let mut layer = None;
     for r in &rules {
+        let heading = heading(r.layer);
+        if layer != Some(heading) {
+            let _ = writeln!(out, "\n{heading}:");
+            layer = Some(heading);
+        }
         let _ = writeln!(
             out,
-            "{:<width$}  {:<7}  {:<6}  {}",
+            "  {:<width$}  {:<7}  {:<10}  {}",
             r.id,
             r.level.to_string(),
-            r.party.as_str(),
+            r.layer.as_str(),
             r.summary
         );
     }
     out
 }
 
+fn heading(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Acp(_) => "ACP conformance rules (Subagent Sessions RFD; `lineage check`)",
+        Layer::Trace => "Trace reader (every format)",
+        Layer::Reducer => "Canonical reducer (Provider-Native Subagents)",
+        Layer::Codex | Layer::Claude | Layer::Providers => "Provider adapters",
+    }
+}
+
 fn explain(r: &Rule) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({}, {} side)\n", r.id, r.level, r.party.as_str());
+    match r.code.party() {
+        Some(party) => writeln!(out, "{} ({}, {} side)\n", r.id, r.level, party.as_str()),
+        None => writeln!(out, "{} ({}, {})\n", r.id, r.level, r.layer.as_str()),
+    }
+    .unwrap_or_default();
     let _ = writeln!(out, "{}\n", r.summary);
     let _ = writeln!(out, "Definition:\n{}\n", indent(r.definition));
-    let _ = writeln!(
-        out,
-        "RFD (Subagent Sessions):\n{}\n",
-        indent(&format!("> {}", r.quote))
-    );
+    if r.quote.is_empty() {
+        let _ = writeln!(out, "Source: {}\n", r.source);
+    } else {
+        let quote = format!("> {}", r.quote);
+        let _ = writeln!(out, "{}:\n{}\n", r.source, indent(&quote));
+    }
     let _ = writeln!(out, "Example:\n{}\n", indent(r.example));
-    let _ = writeln!(out, "The checker's model of a trace:\n{}", indent(MODEL));
+    if let Some((summary, definition, example)) = r.in_provider_traces() {
+        let _ = writeln!(out, "In provider and canonical traces: {summary}\n");
+        let _ = writeln!(out, "Definition:\n{}\n", indent(definition));
+        let _ = writeln!(out, "Example:\n{}\n", indent(example));
+    }
+    if r.code.is_acp_rule() {
+        let _ = writeln!(out, "The checker's model of a trace:\n{}", indent(MODEL));
+    }
     out
 }
 

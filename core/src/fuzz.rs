@@ -65,13 +65,16 @@ pub fn trace_bytes(data: &[u8]) {
         Some(Format::Canonical),
         Some(Format::CodexAppServer),
         Some(Format::ClaudeSdk),
+        Some(Format::Acp),
     ] {
         let options = Options {
             format,
             until_line: None,
         };
         if let Ok(r) = replay::replay(&text, &options) {
-            if let Err(v) = r.snapshot.check_invariants(Level::Full) {
+            if let Some(snapshot) = r.snapshot()
+                && let Err(v) = snapshot.check_invariants(Level::Full)
+            {
                 panic!("invariant broken after replaying bytes: {v}");
             }
             let _ = crate::render::json_string(&r, false);

@@ -20,7 +20,7 @@
 //! {"event":{"type":"root_provider_turn_completed","session":"R","outcome":"completed"}}
 //! "#;
 //! let replayed = replay::replay(trace, &replay::Options::default()).unwrap();
-//! let root_turn = replayed.snapshot.turn(&TurnId::new("R".into(), 1)).unwrap();
+//! let root_turn = replayed.snapshot().unwrap().turn(&TurnId::new("R".into(), 1)).unwrap();
 //! assert_eq!(root_turn.phase, Phase::Waiting); // child A is still active
 //! ```
 //!
@@ -41,6 +41,8 @@
 )]
 
 pub mod acp;
+pub mod engine;
+pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod ids;

@@ -96,7 +96,7 @@ fn apply_at(
 }
 
 fn codes(step: &Step) -> Vec<&'static str> {
-    step.diagnostics.iter().map(|d| d.code()).collect()
+    step.diagnostics.iter().map(|d| d.code().as_str()).collect()
 }
 
 fn rejected(step: &Step) -> bool {

@@ -59,7 +59,11 @@ fn a_provider_terminal_for_no_live_provider_turn_is_unmatched() {
         "#,
     ));
     let stale = &steps[5];
-    let codes: Vec<&str> = stale.diagnostics.iter().map(|d| d.code()).collect();
+    let codes: Vec<&str> = stale
+        .diagnostics
+        .iter()
+        .map(|d| d.code().as_str())
+        .collect();
     assert_eq!(codes, ["unmatched-provider-terminal"]);
     assert_eq!(
         stale.snapshot, steps[4].snapshot,

@@ -35,7 +35,7 @@ fn agree(lines: &str) -> (Vec<Vec<&'static str>>, Observable) {
         if let Err(v) = step.snapshot.check_invariants(Level::Full) {
             panic!("event #{}: invariant broken: {v}", i + 1);
         }
-        let got: Vec<&'static str> = step.diagnostics.iter().map(|d| d.code()).collect();
+        let got: Vec<&'static str> = step.diagnostics.iter().map(|d| d.code().as_str()).collect();
         assert_eq!(got, expected, "event #{} ({line}): diagnostics", i + 1);
         let (r, m) = (
             Observable::of_snapshot(&step.snapshot),

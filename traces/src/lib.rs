@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lineage_core::replay::{Options, Replay, Replayer};
+use lineage_core::engine::{Engine, Options as EngineOptions, Replay};
 use lineage_core::{Level, SessionId, Snapshot, TurnId};
 use serde_json::Value;
 
@@ -89,27 +89,25 @@ pub fn check_trace(path: &Path) -> Result<Checked, String> {
         .unwrap_or_default();
     // Feed the lines one by one so that `expectAt` sees the state after each physical
     // line with all its consequences (an adapter may apply held records of earlier lines
-    // when a later line registers their thread), exactly as `replay --at` does.
-    let mut replayer = Replayer::new(&Options::default());
-    let mut check_step = |line: usize, event: &lineage_core::Event, step: &lineage_core::Step| {
-        if let Err(v) = step.snapshot.check_invariants(Level::Full) {
-            failures.push(format!(
-                "line {line}: invariant broken after {}: {v}",
-                event.name()
-            ));
-        }
-    };
+    // when a later line registers their thread), exactly as `replay --at` does. Debug
+    // builds also check every invariant after each reducer step.
+    let mut engine = Engine::new(EngineOptions::default());
     for line in text.lines() {
-        replayer
-            .push_line_with(line, &mut check_step)
+        engine
+            .push_line(line)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if wanted_lines.contains(&replayer.line()) {
-            snapshots.insert(replayer.line(), replayer.snapshot().clone());
+        if let Err(v) = engine.snapshot().check_invariants(Level::Full) {
+            failures.push(format!("line {}: invariant broken: {v}", engine.line()));
+        }
+        if wanted_lines.contains(&engine.line()) {
+            snapshots.insert(engine.line(), engine.snapshot().clone());
         }
     }
-    let replay = replayer
-        .finish_with(&mut check_step)
+    let replay = engine
+        .finish()
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    let empty = Snapshot::new();
+    let end = replay.snapshot().unwrap_or(&empty);
     if let Some(at) = header["expectAt"].as_object() {
         for (line, expect) in at {
             let n: usize = line.parse().unwrap_or(0);
@@ -119,12 +117,7 @@ pub fn check_trace(path: &Path) -> Result<Checked, String> {
             }
         }
     }
-    compare(
-        &replay.snapshot,
-        &header["expect"],
-        "at the end",
-        &mut failures,
-    );
+    compare(end, &header["expect"], "at the end", &mut failures);
     if let Some(want) = header["expect"]["findings"].as_array() {
         let want: Vec<String> = want
             .iter()

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lineage_core::Severity;
 use lineage_core::acp::render::{CheckedFile, check_json_string};
-use lineage_core::acp::rules::{RuleId, catalogue};
+use lineage_core::finding::{Code, catalogue};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
 use serde_sarif::sarif;
@@ -37,7 +37,7 @@ pub(super) fn human(reports: &[FileReport]) -> String {
                 .map(|l| shorten(l.trim_end()))
                 .unwrap_or_default();
             let help = format!("see `lineage rules {}`", f.rule);
-            let title = level.primary_title(f.message.as_str()).id(f.rule);
+            let title = level.primary_title(f.message.as_str()).id(f.rule.as_str());
             let group = if source.is_empty() {
                 title.element(Level::NOTE.message(format!("at {}:{}", report.path, f.line)))
             } else {
@@ -134,7 +134,7 @@ pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 status
                     .set_message(f.message.as_str())
-                    .set_type(f.rule)
+                    .set_type(f.rule.as_str())
                     .set_description(format!("{}:{}: {}[{}]", r.path, f.line, f.severity, f.rule));
                 status
             } else {
@@ -150,6 +150,22 @@ pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
         report.add_test_suite(suite);
     }
     report.to_string().unwrap_or_default()
+}
+
+/// A rule's SARIF help: the specification text it enforces, then its example.
+fn help_text(r: &lineage_core::finding::Rule) -> String {
+    let mut text = String::new();
+    if !r.quote.is_empty() {
+        let _ = write!(text, "{}: {}\n\n", r.source, r.quote);
+    }
+    let _ = write!(text, "Example:\n{}", r.example);
+    if let Some((_, definition, example)) = r.in_provider_traces() {
+        let _ = write!(
+            text,
+            "\n\nIn provider traces: {definition}\nExample:\n{example}"
+        );
+    }
+    text
 }
 
 fn sarif_level(severity: Severity) -> sarif::ResultLevel {
@@ -180,7 +196,7 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
                 )
                 .help(
                     sarif::MultiformatMessageString::builder()
-                        .text(format!("RFD: {}\n\nExample:\n{}", r.quote, r.example))
+                        .text(help_text(r))
                         .build(),
                 )
                 .default_configuration(
@@ -191,10 +207,11 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
                 .build()
         })
         .collect();
-    let rule_index = |id: &str| {
-        RuleId::ALL
+    // `rules[]` is the catalogue in `Code::ALL` order, so a code's position is its index.
+    let rule_index = |code: Code| {
+        Code::ALL
             .iter()
-            .position(|r| r.as_str() == id)
+            .position(|c| *c == code)
             .and_then(|i| i64::try_from(i).ok())
     };
     let results: Vec<sarif::Result> = reports
@@ -218,7 +235,7 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
                 )
                 .build();
             let result = sarif::Result::builder()
-                .rule_id(f.rule)
+                .rule_id(f.rule.as_str())
                 .level(sarif_level(f.severity))
                 .message(sarif::Message::builder().text(f.message.as_str()).build())
                 .locations(vec![location]);
@@ -263,7 +280,7 @@ pub(super) fn github(reports: &[FileReport]) -> String {
                 "::{command} file={},line={},title={}::{}",
                 escape_property(&r.path),
                 f.line,
-                escape_property(f.rule),
+                escape_property(f.rule.as_str()),
                 escape_data(&f.message)
             );
         }

@@ -1,9 +1,9 @@
 //! ACP (Agent Client Protocol) streams: the Client-side view and the conformance checker
-//! for the "Subagent Sessions" RFD (`../shared/seeds/000_b5fcef2e22b46b21.txt`).
+//! for the Agent Client Protocol RFD "Subagent Sessions".
 //!
 //! Owns: `acp` trace records ([`wire`]), the Client's view of the stream as an immutable
-//! snapshot fold ([`view`]), the rule catalogue and checker ([`rules`]), the line loop
-//! ([`replay`]) and its presentations ([`render`]).
+//! snapshot fold ([`view`]), the rules and their checker ([`rules`]), which is the `acp`
+//! arm of the engine, and the view's presentations ([`render`]).
 //! Never: does I/O; callers hand in lines of text. The seed wins where the published
 //! schema differs (participant ids: omitted and `null` both keep the earlier value).
 //!
@@ -14,13 +14,12 @@
 //! {"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}
 //! {"from":"client","message":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}}}
 //! "#;
-//! let checked = acp::replay::check(trace);
+//! let checked = lineage_core::replay::check(trace, None).unwrap();
 //! assert!(checked.findings.is_empty());
-//! assert_eq!(acp::render::json(&checked)["sessions"][0]["id"], "R");
+//! assert_eq!(lineage_core::render::json(&checked)["sessions"][0]["id"], "R");
 //! ```
 
 pub mod render;
-pub mod replay;
 pub mod rules;
 pub mod view;
 pub mod wire;

@@ -9,9 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::replay::AcpReplay;
 use super::view::{Message, Session, View};
-use crate::replay::Finding;
+use crate::finding::Finding;
 use crate::trace::Format;
 
 // The JSON is written from these structs (fixed field order) and raw payloads are
@@ -91,7 +90,7 @@ struct FindingJson<'a> {
 impl<'a> From<&'a Finding> for FindingJson<'a> {
     fn from(f: &'a Finding) -> Self {
         Self {
-            rule: f.rule,
+            rule: f.rule.as_str(),
             severity: f.severity.to_string(),
             line: f.line,
             message: &f.message,
@@ -118,8 +117,7 @@ fn sorted(v: &Value) -> Value {
     }
 }
 
-fn view_json(replay: &AcpReplay) -> ViewJson<'_> {
-    let view = &replay.view;
+fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
     ViewJson {
         format: "acp",
         connection: if view.connected() {
@@ -143,19 +141,19 @@ fn view_json(replay: &AcpReplay) -> ViewJson<'_> {
                 session: p.session.as_deref(),
             })
             .collect(),
-        diagnostics: replay.findings.iter().map(FindingJson::from).collect(),
+        diagnostics: findings.iter().map(FindingJson::from).collect(),
     }
 }
 
 /// The replay as the DESIGN.md JSON object: `format`, `connection`, `sessions` (the
 /// Client's view), plus `version`, `pendingRequests` and `diagnostics`.
-pub fn json(replay: &AcpReplay) -> Value {
-    serde_json::to_value(view_json(replay)).unwrap_or_default()
+pub(crate) fn json(view: &View, findings: &[Finding]) -> Value {
+    serde_json::to_value(view_json(view, findings)).unwrap_or_default()
 }
 
 /// [`json`] as text (pretty when asked), with a fixed key order.
-pub fn json_string(replay: &AcpReplay, pretty: bool) -> String {
-    let value = view_json(replay);
+pub(crate) fn json_string(view: &View, findings: &[Finding], pretty: bool) -> String {
+    let value = view_json(view, findings);
     let text = if pretty {
         serde_json::to_string_pretty(&value)
     } else {
@@ -287,8 +285,7 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
 
 /// A readable unicode tree: roots, their children (nested), each with its label, current
 /// activity, cancel control and transcript size; then the findings.
-pub fn tree(replay: &AcpReplay) -> String {
-    let view = &replay.view;
+pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
     let mut out = String::new();
     let version = view
         .version()
@@ -306,9 +303,9 @@ pub fn tree(replay: &AcpReplay) -> String {
         line(&mut out, view, root, "", "");
         children(&mut out, view, root, "");
     }
-    if !replay.findings.is_empty() {
+    if !findings.is_empty() {
         out.push('\n');
-        for f in &replay.findings {
+        for f in findings {
             let _ = writeln!(
                 out,
                 "line {}: {}[{}]: {}",
@@ -363,8 +360,7 @@ fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) 
 
 /// A Mermaid flowchart: ownership edges, and dotted edges for session-directed messages
 /// whose sender and recipient are both known.
-pub fn mermaid(replay: &AcpReplay) -> String {
-    let view = &replay.view;
+pub(crate) fn mermaid(view: &View) -> String {
     let mut out = String::from("flowchart TD\n");
     let sessions = view.sessions();
     let index: std::collections::BTreeMap<&str, usize> = sessions

@@ -1,12 +1,14 @@
 //! Provider adapters: pure normalizers from a provider's wire records to canonical events.
 //!
-//! Owns: the `{"from":…,"message":…,"at":…}` envelope of provider traces, the [`Sink`]
-//! that applies an adapter's events to the tree as they are emitted, and one adapter per
-//! provider (`codex`).
+//! Owns: the `{"from":…,"message":…,"at":…}` envelope of provider traces, the [`Ctx`]
+//! an adapter works through (the record's line and time, the tree, the output), and one
+//! adapter per provider (`codex`, `claude`).
 //! Never: decides settlement. An adapter knows provider shapes and routing (which thread
 //! is which session, which request is which interaction); every lifecycle rule is the
-//! canonical reducer's. An adapter may *read* the tree (does this child exist?) through
-//! [`Sink::snapshot`], never write it except by emitting events.
+//! canonical reducer's. An adapter learns what an event did from the [`Step`] that
+//! [`Ctx::emit`] hands back, and may read the tree through [`Ctx::snapshot`], never
+//! write it except by emitting events. It never re-enters itself: records it held are
+//! handed back to the engine, which applies them in order.
 
 pub mod claude;
 pub mod codex;
@@ -14,14 +16,16 @@ pub mod codex;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::replay::Finding;
-use crate::trace::{Format, RecordError, in_record};
-use crate::tree::{Event, Millis, Severity, Snapshot, Step};
+use crate::engine::Output;
+use crate::finding::{Code, Finding};
+use crate::trace::{Format, RecordError};
+use crate::tree::{Event, Millis, Snapshot, Step};
 
 /// One record of a provider trace.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ProviderRecord {
-    /// Which side wrote the message (`server`/`client` for Codex, `cli`/`host` for Claude).
+    /// Which side wrote the message (`server`/`client` for Codex, `cli`/`host` for Claude,
+    /// `client`/`agent` for ACP).
     pub from: String,
     /// The provider's message.
     pub message: Value,
@@ -30,28 +34,46 @@ pub struct ProviderRecord {
     pub at: Option<Millis>,
 }
 
+impl ProviderRecord {
+    /// A record written by `from`.
+    pub fn new(from: impl Into<String>, message: Value, at: Option<Millis>) -> Self {
+        Self {
+            from: from.into(),
+            message,
+            at,
+        }
+    }
+
+    /// The record as an `acp` trace line's value.
+    pub(crate) fn into_acp_value(self) -> Value {
+        let mut obj = serde_json::Map::new();
+        obj.insert("from".into(), Value::String(self.from));
+        obj.insert("message".into(), self.message);
+        if let Some(at) = self.at {
+            obj.insert("at".into(), Value::from(at));
+        }
+        Value::Object(obj)
+    }
+}
+
+/// The two sides of a provider format.
+fn sides(format: Format) -> [&'static str; 2] {
+    match format {
+        Format::ClaudeSdk => ["cli", "host"],
+        Format::Acp => ["client", "agent"],
+        Format::CodexAppServer | Format::Canonical => ["server", "client"],
+    }
+}
+
 /// Parses one provider record line, checking `from` against the format's two sides.
-pub fn parse_record(
+/// The note says what a very deeply nested record did not keep.
+pub(crate) fn parse_record(
     line: &str,
     format: Format,
-    sides: [&str; 2],
-) -> Result<ProviderRecord, RecordError> {
+) -> Result<(ProviderRecord, Option<String>), RecordError> {
+    let sides = sides(format);
     // One pass: straight into the record (no intermediate `Value` copy of the message).
-    let record: ProviderRecord = serde_json::from_str(line).map_err(|e| {
-        // Tell "not JSON at all" from "JSON of the wrong shape" (error path only).
-        match serde_json::from_str::<serde::de::IgnoredAny>(line) {
-            Err(syntax) => RecordError::NotJson(in_record(&syntax)),
-            Ok(_) => RecordError::Invalid {
-                format,
-                reason: e
-                    .to_string()
-                    .split(" at line ")
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
-            },
-        }
-    })?;
+    let (record, note) = crate::trace::parse_line::<ProviderRecord>(line, format)?;
     if !sides.contains(&record.from.as_str()) {
         return Err(RecordError::Invalid {
             format,
@@ -61,35 +83,76 @@ pub fn parse_record(
             ),
         });
     }
-    Ok(record)
+    Ok((record, note))
 }
 
-/// Where an adapter's canonical events go. Each event is applied at once, so the adapter
-/// can read the tree as it stands after its previous event.
-pub struct Sink<'a> {
-    pub(crate) snapshot: &'a mut Snapshot,
-    pub(crate) findings: &'a mut Vec<Finding>,
-    pub(crate) on_step: &'a mut dyn FnMut(usize, &Event, &Step),
+/// What an adapter works through while it handles one record: the record's line and
+/// time, the tree as it stands after the adapter's previous event, and the output.
+pub struct Ctx<'a> {
+    line: usize,
+    at: Option<Millis>,
+    snapshot: &'a mut Snapshot,
+    out: &'a mut Output,
 }
 
-impl std::fmt::Debug for Sink<'_> {
+impl std::fmt::Debug for Ctx<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sink").finish_non_exhaustive()
+        f.debug_struct("Ctx")
+            .field("line", &self.line)
+            .field("at", &self.at)
+            .finish_non_exhaustive()
     }
 }
 
-impl Sink<'_> {
-    /// Applies `event` as read from physical line `line`; reducer diagnostics become
-    /// findings at that line.
-    pub fn emit(&mut self, line: usize, at: Option<Millis>, event: Event) {
-        let step = self.snapshot.apply(&event, at);
-        (self.on_step)(line, &event, &step);
-        self.findings.extend(
+impl<'a> Ctx<'a> {
+    /// A context for the record at physical `line`, with its time.
+    pub(crate) fn new(
+        line: usize,
+        at: Option<Millis>,
+        snapshot: &'a mut Snapshot,
+        out: &'a mut Output,
+    ) -> Self {
+        Self {
+            line,
+            at,
+            snapshot,
+            out,
+        }
+    }
+
+    /// The same tree and output, for a record read at another line (a held record).
+    pub(crate) fn relocate(&mut self, line: usize, at: Option<Millis>) -> Ctx<'_> {
+        Ctx {
+            line,
+            at,
+            snapshot: self.snapshot,
+            out: self.out,
+        }
+    }
+
+    /// The physical line of the record being handled.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The record's time, when it has one.
+    pub fn at(&self) -> Option<Millis> {
+        self.at
+    }
+
+    /// Applies `event` at once; its changes and findings join the output, and the step
+    /// comes back so the adapter knows what the reducer did.
+    pub fn emit(&mut self, event: Event) -> Step {
+        let step = self.snapshot.apply(&event, self.at);
+        let line = self.line;
+        self.out.changes.extend(step.changes.iter().cloned());
+        self.out.findings.extend(
             step.diagnostics
                 .iter()
                 .map(|d| Finding::from_diagnostic(line, d)),
         );
-        *self.snapshot = step.snapshot;
+        *self.snapshot = step.snapshot.clone();
+        step
     }
 
     /// The tree after the last emitted event.
@@ -97,24 +160,15 @@ impl Sink<'_> {
         self.snapshot
     }
 
-    /// Reports a line that is not a valid record of the trace's format.
-    pub fn malformed(&mut self, line: usize, error: &RecordError) {
-        self.findings.push(Finding::malformed(line, error));
+    /// Reports an adapter finding at this record's line, at the code's level.
+    pub fn finding(&mut self, code: Code, message: String) {
+        let line = self.line;
+        self.finding_at(line, code, message);
     }
 
-    /// Reports an adapter finding.
-    pub fn finding(
-        &mut self,
-        line: usize,
-        rule: &'static str,
-        severity: Severity,
-        message: String,
-    ) {
-        self.findings.push(Finding {
-            line,
-            rule,
-            severity,
-            message,
-        });
+    /// Reports an adapter finding at another line (end-of-trace findings point at the
+    /// record they concern).
+    pub fn finding_at(&mut self, line: usize, code: Code, message: String) {
+        self.out.findings.push(Finding::new(line, code, message));
     }
 }

@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 
-use crate::replay::Replay;
+use crate::finding::Finding;
+use crate::trace::Format;
 use crate::tree::{
     Interaction, Outcome, Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn,
 };
@@ -155,8 +156,8 @@ fn is_zero(n: &u32) -> bool {
 /// assert_eq!(json["sessions"][0]["kind"], "root");
 /// assert_eq!(json["sessions"][0]["parent"], serde_json::Value::Null);
 /// ```
-pub fn json(replay: &Replay) -> serde_json::Value {
-    serde_json::to_value(document(replay)).unwrap_or(serde_json::Value::Null)
+pub(crate) fn json(format: Format, snapshot: &Snapshot, findings: &[Finding]) -> serde_json::Value {
+    serde_json::to_value(document(format, snapshot, findings)).unwrap_or(serde_json::Value::Null)
 }
 
 /// The replay as JSON text, fields in contract order (`pretty`: indented).
@@ -169,8 +170,13 @@ pub fn json(replay: &Replay) -> serde_json::Value {
 /// ).unwrap();
 /// assert!(render::json_string(&r, false).starts_with(r#"{"format":"canonical","sessions":[{"id":"R","kind":"root""#));
 /// ```
-pub fn json_string(replay: &Replay, pretty: bool) -> String {
-    let doc = document(replay);
+pub(crate) fn json_string(
+    format: Format,
+    snapshot: &Snapshot,
+    findings: &[Finding],
+    pretty: bool,
+) -> String {
+    let doc = document(format, snapshot, findings);
     let text = if pretty {
         serde_json::to_string_pretty(&doc)
     } else {
@@ -179,26 +185,23 @@ pub fn json_string(replay: &Replay, pretty: bool) -> String {
     text.unwrap_or_default()
 }
 
-fn document(replay: &Replay) -> Document<'_> {
+fn document<'a>(format: Format, snapshot: &'a Snapshot, findings: &'a [Finding]) -> Document<'a> {
     Document {
-        format: replay.format.as_str(),
-        sessions: replay
-            .snapshot
+        format: format.as_str(),
+        sessions: snapshot
             .sessions_in_creation_order()
             .into_iter()
             .map(session_view)
             .collect(),
-        interactions: replay
-            .snapshot
+        interactions: snapshot
             .interactions()
             .into_iter()
             .map(interaction_view)
             .collect(),
-        diagnostics: replay
-            .findings
+        diagnostics: findings
             .iter()
             .map(|f| DiagnosticView {
-                rule: f.rule,
+                rule: f.rule.as_str(),
                 severity: f.severity,
                 line: f.line,
                 message: &f.message,

@@ -3,7 +3,6 @@
 use std::fmt::Write;
 
 use super::{children_of, orphaned_children};
-use crate::replay::Replay;
 use crate::tree::{Session, SessionKind, Snapshot};
 
 /// The replay's tree as a Mermaid `flowchart TD`.
@@ -16,11 +15,11 @@ use crate::tree::{Session, SessionKind, Snapshot};
 /// ).unwrap();
 /// assert!(render::mermaid(&r).starts_with("flowchart TD\n"));
 /// ```
-pub fn mermaid(replay: &Replay) -> String {
+pub(crate) fn mermaid(snapshot: &Snapshot) -> String {
     let mut out = String::from("flowchart TD\n");
     let mut ids = Ids::default();
-    for root in replay.snapshot.roots() {
-        session(&replay.snapshot, root, &mut ids, &mut out);
+    for root in snapshot.roots() {
+        session(snapshot, root, &mut ids, &mut out);
     }
     out
 }

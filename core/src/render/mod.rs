@@ -1,17 +1,84 @@
-//! Views of a replay: the JSON contract, a readable unicode tree, a Mermaid flowchart.
+//! Views of a replay, for every format: the JSON contract, a readable unicode tree, a
+//! Mermaid flowchart. A session tree (canonical and provider formats) renders here; an
+//! ACP Client view renders in `acp::render`.
 //!
 //! Owns: presentation only. Never: changes or re-derives lifecycle facts; every phase,
-//! outcome and status shown is read from the snapshot.
+//! outcome and status shown is read from the snapshot or view.
 
 mod json;
 mod mermaid;
 mod text;
 
-pub use json::{json, json_string, snapshot_json};
-pub use mermaid::mermaid;
-pub use text::tree;
+pub use json::snapshot_json;
 
+use crate::acp::render as acp;
+use crate::engine::{Replay, State};
 use crate::tree::{Session, Snapshot, Turn};
+
+/// The replay as a readable tree, followed by its findings.
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     "{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\"}}\n\
+///      {\"event\":{\"type\":\"user_submitted\",\"session\":\"R\"}}",
+///     &replay::Options::default(),
+/// ).unwrap();
+/// assert_eq!(render::tree(&r), "R · root\n└─ R#1 · submitted\n");
+/// ```
+pub fn tree(replay: &Replay) -> String {
+    match &replay.state {
+        State::Tree(snapshot) => text::tree(snapshot, &replay.findings),
+        State::Acp(view) => acp::tree(view, &replay.findings),
+    }
+}
+
+/// The replay as a JSON value in the DESIGN.md contract shape.
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     &replay::Options::default(),
+/// ).unwrap();
+/// let json = render::json(&r);
+/// assert_eq!(json["format"], "canonical");
+/// assert_eq!(json["sessions"][0]["kind"], "root");
+/// assert_eq!(json["sessions"][0]["parent"], serde_json::Value::Null);
+/// ```
+pub fn json(replay: &Replay) -> serde_json::Value {
+    match &replay.state {
+        State::Tree(snapshot) => json::json(replay.format, snapshot, &replay.findings),
+        State::Acp(view) => acp::json(view, &replay.findings),
+    }
+}
+
+/// The replay as JSON text, fields in contract order (`pretty`: indented).
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     &replay::Options::default(),
+/// ).unwrap();
+/// assert!(render::json_string(&r, false).starts_with(r#"{"format":"canonical","sessions":[{"id":"R","kind":"root""#));
+/// ```
+pub fn json_string(replay: &Replay, pretty: bool) -> String {
+    match &replay.state {
+        State::Tree(snapshot) => {
+            json::json_string(replay.format, snapshot, &replay.findings, pretty)
+        }
+        State::Acp(view) => acp::json_string(view, &replay.findings, pretty),
+    }
+}
+
+/// The replay as a Mermaid flowchart (findings are not part of the chart).
+pub fn mermaid(replay: &Replay) -> String {
+    match &replay.state {
+        State::Tree(snapshot) => mermaid::mermaid(snapshot),
+        State::Acp(view) => acp::mermaid(view),
+    }
+}
 
 /// Sessions spawned by `turn` (in spawn order), read from the owner's children list.
 fn children_of<'a>(snapshot: &'a Snapshot, owner: &'a Session, turn: &'a Turn) -> Vec<&'a Session> {

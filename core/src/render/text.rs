@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::{children_of, orphaned_children};
-use crate::replay::Replay;
+use crate::finding::Finding;
 use crate::tree::{Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn};
 
 /// The replay as a readable tree, followed by its findings.
@@ -17,16 +17,16 @@ use crate::tree::{Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn};
 /// ).unwrap();
 /// assert_eq!(render::tree(&r), "R · root\n└─ R#1 · submitted\n");
 /// ```
-pub fn tree(replay: &Replay) -> String {
+pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
     let mut out = String::new();
-    for root in replay.snapshot.roots() {
-        session(&replay.snapshot, root, "", None, &mut out);
+    for root in snapshot.roots() {
+        session(snapshot, root, "", None, &mut out);
     }
     // Children whose root is unknown cannot exist (a child needs a live parent), so the
     // roots reach every session.
-    if !replay.findings.is_empty() {
+    if !findings.is_empty() {
         out.push_str("\nfindings:\n");
-        for f in &replay.findings {
+        for f in findings {
             let _ = writeln!(
                 out,
                 "  line {}: {}[{}]: {}",

@@ -19,7 +19,6 @@
 //! earlier in the text; serde_json alone would report the earlier one.)
 
 // Not yet called outside its tests: the trace readers switch to it in a separate change.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use std::fmt;
 

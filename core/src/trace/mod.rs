@@ -17,6 +17,8 @@ use crate::tree::{Event, Millis};
 
 pub(crate) mod json;
 
+pub(crate) use json::strip_bom;
+
 /// A trace format name, as in a header's `"format"` or `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
@@ -183,6 +185,29 @@ pub fn parse_canonical(line: &str) -> Result<CanonicalRecord, RecordError> {
         format: Format::Canonical,
         reason: e.to_string(),
     })
+}
+
+/// One record line parsed as `T` (any nesting depth up to `json::MAX_DEPTH`), with the
+/// note to report when values nested deeper than `json::KEEP_DEPTH` were not kept.
+pub(crate) fn parse_line<T: serde::de::DeserializeOwned>(
+    line: &str,
+    format: Format,
+) -> Result<(T, Option<String>), RecordError> {
+    match json::parse::<T>(line) {
+        Ok(parsed) => Ok((parsed.value, parsed.pruned.map(|p| p.to_string()))),
+        // A line that is not JSON at all says so, even when serde met a wrong type first
+        // (error path only; ignoring a value never recurses).
+        Err(e) if e.kind == json::ErrorKind::Shape => {
+            match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                Err(syntax) => Err(RecordError::NotJson(in_record(&syntax))),
+                Ok(_) => Err(RecordError::Invalid {
+                    format,
+                    reason: e.message,
+                }),
+            }
+        }
+        Err(e) => Err(RecordError::NotJson(e.to_string())),
+    }
 }
 
 /// serde_json locates errors as "line 1 column N" of the record; the trace line number is

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::finding::Code;
 use crate::ids::{Alias, RequestId, SessionId, TurnId};
 
 /// How serious a finding is.
@@ -226,74 +227,43 @@ pub enum Diagnostic {
 
 impl Diagnostic {
     /// The stable kebab-case code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Diagnostic::UnknownSession(_) => "unknown-session",
-            Diagnostic::DeletedSession(_) => "deleted-session",
-            Diagnostic::WrongSessionKind { .. } => "wrong-session-kind",
-            Diagnostic::SessionKindConflict(_) => "session-kind-conflict",
-            Diagnostic::DuplicateSession(_) => "duplicate-session",
-            Diagnostic::ReparentRejected { .. } => "reparent-rejected",
-            Diagnostic::DuplicateSpawn(_) => "duplicate-spawn",
-            Diagnostic::SpawnCycle(_) => "spawn-cycle",
-            Diagnostic::UnknownParentTurn { .. } => "unknown-parent-turn",
-            Diagnostic::SpawnUnderSettledTurn { .. } => "spawn-under-settled-turn",
-            Diagnostic::SpawnAfterCancel { .. } => "spawn-after-cancel",
-            Diagnostic::AliasConflict { .. } => "alias-conflict",
-            Diagnostic::UnownedProviderTurn(_) => "unowned-provider-turn",
-            Diagnostic::ProviderTurnDuringCancel(_) => "provider-turn-during-cancel",
-            Diagnostic::LateProviderTerminal(_) => "late-provider-terminal",
-            Diagnostic::UnmatchedProviderTerminal(_) => "unmatched-provider-terminal",
-            Diagnostic::LateRootOutput(_) => "late-root-output",
-            Diagnostic::LateChildOutput(_) => "late-child-output",
-            Diagnostic::LateTerminal { .. } => "late-terminal",
-            Diagnostic::LateChildTurn { .. } => "late-child-turn",
-            Diagnostic::ChildGuidanceUnsupported(_) => "child-guidance-unsupported",
-            Diagnostic::SubmissionDuringCancel(_) => "submission-during-cancel",
-            Diagnostic::InteractionWithoutTurn { .. } => "interaction-without-turn",
-            Diagnostic::DuplicateInteraction { .. } => "duplicate-interaction",
-            Diagnostic::UnknownInteraction { .. } => "unknown-interaction",
-            Diagnostic::InteractionClosed { .. } => "interaction-closed",
-            Diagnostic::NothingToCancel(_) => "nothing-to-cancel",
-            Diagnostic::AlreadyCancelling { .. } => "already-cancelling",
-            Diagnostic::CancelAbsorbed { .. } => "cancel-absorbed",
-            Diagnostic::NoPendingCancel(_) => "no-pending-cancel",
+            Diagnostic::UnknownSession(_) => Code::UnknownSession,
+            Diagnostic::DeletedSession(_) => Code::DeletedSession,
+            Diagnostic::WrongSessionKind { .. } => Code::WrongSessionKind,
+            Diagnostic::SessionKindConflict(_) => Code::SessionKindConflict,
+            Diagnostic::DuplicateSession(_) => Code::DuplicateSession,
+            Diagnostic::ReparentRejected { .. } => Code::ReparentRejected,
+            Diagnostic::DuplicateSpawn(_) => Code::DuplicateSpawn,
+            Diagnostic::SpawnCycle(_) => Code::SpawnCycle,
+            Diagnostic::UnknownParentTurn { .. } => Code::UnknownParentTurn,
+            Diagnostic::SpawnUnderSettledTurn { .. } => Code::SpawnUnderSettledTurn,
+            Diagnostic::SpawnAfterCancel { .. } => Code::SpawnAfterCancel,
+            Diagnostic::AliasConflict { .. } => Code::AliasConflict,
+            Diagnostic::UnownedProviderTurn(_) => Code::UnownedProviderTurn,
+            Diagnostic::ProviderTurnDuringCancel(_) => Code::ProviderTurnDuringCancel,
+            Diagnostic::LateProviderTerminal(_) => Code::LateProviderTerminal,
+            Diagnostic::UnmatchedProviderTerminal(_) => Code::UnmatchedProviderTerminal,
+            Diagnostic::LateRootOutput(_) => Code::LateRootOutput,
+            Diagnostic::LateChildOutput(_) => Code::LateChildOutput,
+            Diagnostic::LateTerminal { .. } => Code::LateTerminal,
+            Diagnostic::LateChildTurn { .. } => Code::LateChildTurn,
+            Diagnostic::ChildGuidanceUnsupported(_) => Code::ChildGuidanceUnsupported,
+            Diagnostic::SubmissionDuringCancel(_) => Code::SubmissionDuringCancel,
+            Diagnostic::InteractionWithoutTurn { .. } => Code::InteractionWithoutTurn,
+            Diagnostic::DuplicateInteraction { .. } => Code::DuplicateInteraction,
+            Diagnostic::UnknownInteraction { .. } => Code::UnknownInteraction,
+            Diagnostic::InteractionClosed { .. } => Code::InteractionClosed,
+            Diagnostic::NothingToCancel(_) => Code::NothingToCancel,
+            Diagnostic::AlreadyCancelling { .. } => Code::AlreadyCancelling,
+            Diagnostic::CancelAbsorbed { .. } => Code::CancelAbsorbed,
+            Diagnostic::NoPendingCancel(_) => Code::NoPendingCancel,
         }
     }
 
     /// How serious it is.
     pub fn severity(&self) -> Severity {
-        match self {
-            Diagnostic::UnknownSession(_)
-            | Diagnostic::WrongSessionKind { .. }
-            | Diagnostic::SessionKindConflict(_)
-            | Diagnostic::ReparentRejected { .. }
-            | Diagnostic::SpawnCycle(_)
-            | Diagnostic::UnknownParentTurn { .. }
-            | Diagnostic::AliasConflict { .. }
-            | Diagnostic::UnknownInteraction { .. } => Severity::Error,
-            Diagnostic::DeletedSession(_)
-            | Diagnostic::SpawnUnderSettledTurn { .. }
-            | Diagnostic::SpawnAfterCancel { .. }
-            | Diagnostic::UnownedProviderTurn(_)
-            | Diagnostic::ProviderTurnDuringCancel(_)
-            | Diagnostic::UnmatchedProviderTerminal(_)
-            | Diagnostic::LateRootOutput(_)
-            | Diagnostic::LateChildTurn { .. }
-            | Diagnostic::ChildGuidanceUnsupported(_)
-            | Diagnostic::SubmissionDuringCancel(_)
-            | Diagnostic::InteractionWithoutTurn { .. }
-            | Diagnostic::NothingToCancel(_)
-            | Diagnostic::NoPendingCancel(_) => Severity::Warning,
-            Diagnostic::DuplicateSession(_)
-            | Diagnostic::DuplicateSpawn(_)
-            | Diagnostic::LateProviderTerminal(_)
-            | Diagnostic::LateChildOutput(_)
-            | Diagnostic::LateTerminal { .. }
-            | Diagnostic::DuplicateInteraction { .. }
-            | Diagnostic::InteractionClosed { .. }
-            | Diagnostic::AlreadyCancelling { .. }
-            | Diagnostic::CancelAbsorbed { .. } => Severity::Note,
-        }
+        self.code().level()
     }
 }

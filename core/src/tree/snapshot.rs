@@ -83,6 +83,30 @@ pub struct Step {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl Step {
+    /// Was the event refused (a warning or an error: the snapshot did not change)?
+    pub fn rejected(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity() >= crate::tree::Severity::Warning)
+    }
+
+    /// Did this step create `session`?
+    pub fn created(&self, session: &SessionId) -> bool {
+        self.changes
+            .iter()
+            .any(|c| matches!(c, Change::SessionCreated { session: s, .. } if s == session))
+    }
+
+    /// Did this step settle a turn of `session`? Returns its outcome.
+    pub fn settled(&self, session: &SessionId) -> Option<crate::tree::Outcome> {
+        self.changes.iter().find_map(|c| match c {
+            Change::TurnSettled { turn, outcome } if turn.session() == session => Some(*outcome),
+            _ => None,
+        })
+    }
+}
+
 impl Snapshot {
     /// An empty tree.
     pub fn new() -> Self {

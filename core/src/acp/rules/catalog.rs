@@ -1,143 +1,11 @@
-//! The rule catalogue: every stable rule id of DESIGN.md with its level, precise
-//! definition, the RFD text it enforces and an example. `lineage rules` prints it; the
-//! checker reports findings only through [`RuleId`], so an id can never be misspelt.
+//! The ACP rules' texts: for every stable rule id of DESIGN.md, its precise definition,
+//! the RFD text it enforces and an example. The ids and levels are codes of the one
+//! finding catalogue (`crate::finding`), which `lineage rules` prints; the checker
+//! reports findings only through [`RuleId`], so an id can never be misspelt.
 
-use crate::tree::Severity;
-
-/// Which end of the connection a rule holds to account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Party {
-    /// The Agent's obligations.
-    Agent,
-    /// The Client's obligations.
-    Client,
-    /// Either end.
-    Both,
-}
-
-impl Party {
-    /// `agent`, `client` or `both`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Party::Agent => "agent",
-            Party::Client => "client",
-            Party::Both => "both",
-        }
-    }
-}
-
-/// One documented rule.
-#[derive(Debug, Clone, Copy)]
-pub struct Rule {
-    /// The stable kebab-case id.
-    pub id: &'static str,
-    /// Its level (a few rules also report a milder variant; the definition says when).
-    pub level: Severity,
-    /// Whose obligation it checks.
-    pub party: Party,
-    /// One line.
-    pub summary: &'static str,
-    /// The precise definition the checker implements.
-    pub definition: &'static str,
-    /// The RFD text it enforces (`000_b5fcef2e22b46b21.txt`).
-    pub quote: &'static str,
-    /// A failing example (trace records) and what to do instead.
-    pub example: &'static str,
-}
-
-macro_rules! rules {
-    ($($variant:ident = $id:literal, $level:ident, $party:ident;)*) => {
-        /// Every rule id, in catalogue order.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum RuleId { $(#[doc = $id] $variant,)* }
-
-        impl RuleId {
-            /// Every rule, in catalogue order.
-            pub const ALL: &'static [RuleId] = &[$(RuleId::$variant,)*];
-
-            /// The stable id.
-            pub fn as_str(self) -> &'static str {
-                match self { $(RuleId::$variant => $id,)* }
-            }
-
-            /// The documented level.
-            pub fn level(self) -> Severity {
-                match self { $(RuleId::$variant => Severity::$level,)* }
-            }
-
-            /// Whose obligation it is.
-            pub fn party(self) -> Party {
-                match self { $(RuleId::$variant => Party::$party,)* }
-            }
-        }
-    };
-}
-
-rules! {
-    SubagentsNotNegotiated = "subagents-not-negotiated", Error, Agent;
-    TrafficBeforeAnnounce = "traffic-before-announce", Error, Agent;
-    Reparent = "reparent", Error, Agent;
-    SelfAssociation = "self-association", Error, Agent;
-    AssociationCycle = "association-cycle", Error, Agent;
-    SessionIdReused = "session-id-reused", Error, Agent;
-    MessageIdMissing = "message-id-missing", Error, Agent;
-    ChunkContentInvalid = "chunk-content-invalid", Error, Agent;
-    FieldInvalid = "field-invalid", Error, Agent;
-    MessageParticipantsSame = "message-participants-same", Error, Agent;
-    MessageOuterMismatch = "message-outer-mismatch", Error, Agent;
-    MessageParticipantChanged = "message-participant-changed", Error, Agent;
-    MessageIdConflict = "message-id-conflict", Warning, Agent;
-    StaleMirror = "stale-mirror", Error, Agent;
-    StateNotMirrored = "state-not-mirrored", Warning, Agent;
-    BatchDependency = "batch-dependency", Error, Agent;
-    RequestReissued = "request-reissued", Error, Agent;
-    ChildCapabilityBypass = "child-capability-bypass", Error, Agent;
-    CancelNotConfirmed = "cancel-not-confirmed", Warning, Agent;
-    LegacyDraftShape = "legacy-draft-shape", Warning, Agent;
-    UnknownState = "unknown-state", Note, Agent;
-    ChildListed = "child-listed", Note, Agent;
-    ChildMutation = "child-mutation", Error, Client;
-    CancelNotGranted = "cancel-not-granted", Error, Client;
-    PermissionNotCancelled = "permission-not-cancelled", Error, Client;
-    PermissionLeftPending = "permission-left-pending", Warning, Client;
-    ElicitationNotCancelled = "elicitation-not-cancelled", Warning, Client;
-    DuplicateResponse = "duplicate-response", Error, Both;
-    UnknownResponse = "unknown-response", Warning, Both;
-    ChildRequestUnanswered = "child-request-unanswered", Warning, Both;
-    MalformedRecord = "malformed-record", Error, Both;
-}
-
-impl std::str::FromStr for RuleId {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        RuleId::ALL
-            .iter()
-            .copied()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("no rule `{s}` (see `lineage rules`)"))
-    }
-}
-
-impl RuleId {
-    /// Its documentation.
-    pub fn rule(self) -> Rule {
-        let (summary, definition, quote, example) = text(self);
-        Rule {
-            id: self.as_str(),
-            level: self.level(),
-            party: self.party(),
-            summary,
-            definition,
-            quote,
-            example,
-        }
-    }
-}
-
-/// Every rule's documentation, in catalogue order.
-pub fn catalogue() -> Vec<Rule> {
-    RuleId::ALL.iter().map(|r| r.rule()).collect()
-}
+/// The ACP rules are codes of the one finding catalogue; the checker reports through
+/// these names.
+pub use crate::finding::{Code as RuleId, Party};
 
 /// The checker's model of a trace, shared by every rule (printed by `lineage rules`).
 pub const MODEL: &str = "\
@@ -148,9 +16,13 @@ Replay window: from a `session/load` (or a `session/resume` with non-null `repla
 Trace-wide memory (never reset): every child with its parent, and the roots the Agent created (`session/new`, `session/fork` results).
 Findings point at the line of the record that breaks the rule (end-of-trace findings at the record they concern); a JSON-RPC batch is read in array order.";
 
-fn text(rule: RuleId) -> (&'static str, &'static str, &'static str, &'static str) {
+/// The documentation of an ACP rule: summary, definition, RFD quote, example (`None`
+/// for codes that are not ACP rules).
+pub(crate) fn text(
+    rule: RuleId,
+) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
     use RuleId::*;
-    match rule {
+    Some(match rule {
         SubagentsNotNegotiated => (
             "v1: subagent updates sent although the Client did not advertise `subagents`",
             "ACP v1 only. An Agent `session/update` whose update is `subagent_update`, `session_message` or `session_message_chunk`, sent while this connection's `initialize` request did not carry `clientCapabilities.subagents` as a JSON object (`true`, `[]`, `null` and absent do not count). Skipped when no `initialize` request was seen on the connection or the version is not known to be 1. Replay is included.",
@@ -337,7 +209,8 @@ fn text(rule: RuleId) -> (&'static str, &'static str, &'static str, &'static str
             "Only `update.sessionId` is required.",
             "{\"from\":\"agent\",\"message\":{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"R\",\"update\":{\"sessionUpdate\":\"subagent_update\"}}}}  <- error\nFix: name the child in update.sessionId.",
         ),
-    }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -345,16 +218,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_rule_is_documented_and_ids_are_unique() {
-        let all = catalogue();
-        assert_eq!(all.len(), 31);
-        let mut ids: Vec<&str> = all.iter().map(|r| r.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), all.len());
-        for r in &all {
-            assert!(!r.definition.is_empty() && !r.quote.is_empty() && !r.example.is_empty());
-            assert_eq!(r.id.parse::<RuleId>().map(RuleId::as_str), Ok(r.id));
+    fn every_acp_rule_is_documented() {
+        let acp: Vec<RuleId> = RuleId::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.is_acp_rule())
+            .collect();
+        assert_eq!(acp.len(), 31);
+        for rule in acp {
+            let (summary, definition, quote, example) = text(rule).unwrap();
+            assert!(!summary.is_empty() && !definition.is_empty());
+            assert!(!quote.is_empty() && !example.is_empty(), "{rule}");
         }
+        assert!(text(RuleId::ReparentRejected).is_none());
     }
 }

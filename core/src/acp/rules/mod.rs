@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-pub use catalog::{MODEL, Party, Rule, RuleId, catalogue};
+pub(crate) use catalog::text;
+pub use catalog::{MODEL, Party, RuleId};
 
 use super::view::{Id, View, ViewOptions};
 use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
@@ -56,7 +57,7 @@ struct Batch {
 /// c.push_line(4, r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"A","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}}"#);
 /// c.push_line(5, "not json");
 /// let (_, findings) = c.finish();
-/// let got: Vec<_> = findings.iter().map(|f| (f.line, f.rule)).collect();
+/// let got: Vec<_> = findings.iter().map(|f| (f.line, f.rule.as_str())).collect();
 /// assert_eq!(got, [(4, "traffic-before-announce"), (5, "malformed-record")]);
 /// ```
 #[derive(Debug, Clone)]
@@ -206,7 +207,7 @@ impl Checker {
     fn report_at(&mut self, line: usize, rule: RuleId, severity: Severity, message: String) {
         self.findings.push(Finding {
             line,
-            rule: rule.as_str(),
+            rule,
             severity,
             message,
         });

@@ -18,9 +18,10 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{ClaudeAdapter, HOLD_LIMIT};
+use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
-use crate::providers::{ProviderRecord, Sink};
-use crate::tree::{Event, InteractionKind, Millis, Severity};
+use crate::providers::{Ctx, ProviderRecord};
+use crate::tree::{Event, InteractionKind};
 
 /// What a host control request was.
 #[derive(Debug, Clone)]
@@ -81,7 +82,7 @@ impl CancelOp {
 
 impl ClaudeAdapter {
     /// A CLI `control_request`: `can_use_tool` (and elicitations) become interactions.
-    pub(super) fn permission(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+    pub(super) fn permission(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
         let message = &record.message;
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return;
@@ -101,7 +102,7 @@ impl ClaudeAdapter {
         let owner = match agent {
             None => self.root.clone(),
             Some(agent) => {
-                let bound = sink
+                let bound = cx
                     .snapshot()
                     .resolve_alias(&Alias::new("agent", agent))
                     .cloned();
@@ -113,12 +114,10 @@ impl ClaudeAdapter {
                         self.held_permissions
                             .entry(agent.to_owned())
                             .or_default()
-                            .push((line, record.clone()));
+                            .push((cx.line(), record.clone()));
                     } else {
-                        sink.finding(
-                            line,
-                            "held-events-overflow",
-                            Severity::Warning,
+                        cx.finding(
+                            Code::HeldEventsOverflow,
                             format!(
                                 "permission request for agent `{agent}` dropped: too many held"
                             ),
@@ -140,50 +139,33 @@ impl ClaudeAdapter {
         let title = request
             .and_then(|r| r.get("title").or_else(|| r.get("tool_name")))
             .and_then(Value::as_str);
-        sink.emit(
-            line,
-            record.at,
-            Event::InteractionRequested {
-                session: owner,
-                request: request_id.into(),
-                kind,
-                provider_turn: self.current_provider_turn.clone(),
-                tool_call: tool_use.map(Into::into),
-                title: title.map(String::from),
-            },
-        );
+        cx.emit(Event::InteractionRequested {
+            session: owner,
+            request: request_id.into(),
+            kind,
+            provider_turn: self.current_provider_turn.clone(),
+            tool_call: tool_use.map(Into::into),
+            title: title.map(String::from),
+        });
     }
 
     /// Applies held permission requests once their agent id is bound.
-    pub(super) fn release_permissions(&mut self, agent: &str, sink: &mut Sink<'_>) {
+    pub(super) fn release_permissions(&mut self, agent: &str) {
         let Some(records) = self.held_permissions.remove(agent) else {
             return;
         };
         self.held_count = self.held_count.saturating_sub(records.len());
-        for (line, record) in records {
-            self.permission(line, &record, sink);
-        }
+        self.released.extend(records);
     }
 
     /// The host answered a permission request.
-    pub(super) fn permission_answered(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn permission_answered(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let response = message.get("response");
         let Some(request_id) = answered_request(message) else {
             return;
         };
         let Some(session) = self.interactions.get(request_id).cloned() else {
-            sink.finding(
-                line,
-                "unknown-response",
-                Severity::Warning,
-                format!("control_response for `{request_id}` answers no permission request seen in this trace"),
-            );
+            cx.finding(Code::UnknownResponse, format!("control_response for `{request_id}` answers no permission request seen in this trace"),);
             return;
         };
         let answer = response
@@ -195,49 +177,29 @@ impl ClaudeAdapter {
                     .and_then(Value::as_str)
             })
             .map(String::from);
-        sink.emit(
-            line,
-            at,
-            Event::InteractionAnswered {
-                session,
-                request: request_id.into(),
-                answer,
-            },
-        );
+        cx.emit(Event::InteractionAnswered {
+            session,
+            request: request_id.into(),
+            answer,
+        });
     }
 
     /// The CLI no longer needs an answer (`control_cancel_request`): the provider resolved it.
-    pub(super) fn permission_withdrawn(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn permission_withdrawn(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return;
         };
         if let Some(session) = self.interactions.get(request_id).cloned() {
-            sink.emit(
-                line,
-                at,
-                Event::InteractionResolved {
-                    session,
-                    request: request_id.into(),
-                },
-            );
+            cx.emit(Event::InteractionResolved {
+                session,
+                request: request_id.into(),
+            });
         }
     }
 
     /// A host control request: `interrupt` (the user's cancel of the root turn) or
     /// `stop_task` (a child-only cancel).
-    pub(super) fn host_control(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn host_control(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return;
         };
@@ -252,18 +214,13 @@ impl ClaudeAdapter {
                     .and_then(|r| r.get("task_id"))
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                let child = sink
+                let child = cx
                     .snapshot()
                     .resolve_alias(&Alias::new("task", task))
                     .cloned();
                 if child.is_none() {
                     if !self.system_tasks.contains(task) {
-                        sink.finding(
-                            line,
-                            "unknown-task",
-                            Severity::Note,
-                            format!("stop_task for task `{task}`, which is no subagent; no child to cancel"),
-                        );
+                        cx.finding(Code::UnknownTask, format!("stop_task for task `{task}`, which is no subagent; no child to cancel"),);
                     }
                     return;
                 }
@@ -276,20 +233,16 @@ impl ClaudeAdapter {
         };
         let is_root = Some(&target) == self.root.as_ref();
         // A root cancel during the notification wait cancels the reserved provider turn.
-        let reserved = is_root && self.cancel_reservation(line, at, sink);
-        let needs_result = is_root && self.provider_running && !reserved;
-        sink.emit(
-            line,
-            at,
-            Event::CancelRequested {
-                session: target.clone(),
-            },
-        );
-        let prepared = sink
+        let reserved = is_root && self.cancel_reservation(cx);
+        let needs_result = is_root && self.provider_running(cx.snapshot()) && !reserved;
+        cx.emit(Event::CancelRequested {
+            session: target.clone(),
+        });
+        let prepared = cx
             .snapshot()
             .session(&target)
             .and_then(|s| s.active_turn())
-            .is_some_and(|t| sink.snapshot().cancel_operation(&t.id).is_some());
+            .is_some_and(|t| cx.snapshot().cancel_operation(&t.id).is_some());
         if !prepared {
             return; // the reducer refused it and said why
         }
@@ -298,7 +251,7 @@ impl ClaudeAdapter {
         self.cancels.insert(
             target.clone(),
             CancelOp {
-                line,
+                line: cx.line(),
                 response: None,
                 needs_result,
                 result_seen: false,
@@ -328,12 +281,7 @@ impl ClaudeAdapter {
     }
 
     /// Completes every cancel whose evidence is in.
-    pub(super) fn try_complete_cancels(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn try_complete_cancels(&mut self, cx: &mut Ctx<'_>) {
         let done: Vec<SessionId> = self
             .cancels
             .iter()
@@ -342,7 +290,7 @@ impl ClaudeAdapter {
             .collect();
         for session in done {
             self.cancels.remove(&session);
-            sink.emit(line, at, Event::CancelCompleted { session });
+            cx.emit(Event::CancelCompleted { session });
         }
     }
 }

@@ -9,12 +9,14 @@
 //! reason … A later assistant, stream, result, or synthetic start from that timed-out
 //! continuation is stale and must be dropped."
 //!
-//! Time is the records' `at`: the reservation times out at the first record whose `at` is
-//! at least 30 000 ms after the reservation's. Without `at`, it never times out.
+//! Time is an input: the reservation's deadline is its record's `at` + 30 000 ms, and it
+//! times out when the engine's time reaches it, either through `handle_timeout` (a
+//! live host's clock) or at the first record whose `at` is at least that late. Without
+//! `at`, it never times out.
 
 use super::ClaudeAdapter;
 use crate::ids::SessionId;
-use crate::providers::Sink;
+use crate::providers::Ctx;
 use crate::tree::{Millis, Outcome};
 
 /// How long a reserved continuation may take to start.
@@ -23,22 +25,17 @@ pub(super) const CONTINUATION_WAIT_MS: Millis = 30_000;
 /// An armed reservation of the root's next provider turn.
 #[derive(Debug, Clone)]
 pub(super) struct Reservation {
-    at: Option<Millis>,
+    /// When it times out (`None` when its record had no `at`: it never does).
+    deadline: Option<Millis>,
 }
 
 impl ClaudeAdapter {
     /// Called before a background child's completion is reported.
-    pub(super) fn reserve_continuation(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        child: &SessionId,
-        sink: &mut Sink<'_>,
-    ) {
-        if self.provider_running || self.stale {
+    pub(super) fn reserve_continuation(&mut self, cx: &mut Ctx<'_>, child: &SessionId) {
+        if self.provider_running(cx.snapshot()) || self.stale {
             return;
         }
-        let snapshot = sink.snapshot();
+        let snapshot = cx.snapshot();
         let Some(session) = snapshot.session(child) else {
             return;
         };
@@ -57,43 +54,39 @@ impl ClaudeAdapter {
         if !last || !root_open || !self.background.contains(child) {
             return;
         }
-        self.start_provider_turn(line, at, "synthetic", sink);
-        self.reservation = Some(Reservation { at });
+        self.start_provider_turn(cx, "synthetic");
+        let deadline = cx.at().map(|at| at.saturating_add(CONTINUATION_WAIT_MS));
+        self.reservation = Some(Reservation { deadline });
     }
 
-    /// Times the reservation out at the first record 30 s after it.
-    pub(super) fn check_reservation_timeout(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        sink: &mut Sink<'_>,
-    ) {
-        let Some(reservation) = &self.reservation else {
-            return;
+    /// When the armed reservation times out, if one is armed and timed.
+    pub(crate) fn deadline(&self) -> Option<Millis> {
+        self.reservation.as_ref().and_then(|r| r.deadline)
+    }
+
+    /// The wait is over (the engine calls this once time, `cx.at()`, reaches
+    /// [`ClaudeAdapter::deadline`]): the reserved provider turn completes, and the
+    /// continuation's late output is stale until the next user submission.
+    pub(crate) fn handle_timeout(&mut self, cx: &mut Ctx<'_>) {
+        let due = match (self.deadline(), cx.at()) {
+            (Some(deadline), Some(now)) => now >= deadline,
+            _ => false,
         };
-        let (Some(start), Some(now)) = (reservation.at, at) else {
-            return;
-        };
-        if now < start.saturating_add(CONTINUATION_WAIT_MS) {
+        if !due {
             return;
         }
         self.reservation = None;
         self.stale = true;
         let outcome = self.last_outcome.unwrap_or(Outcome::Completed);
-        self.end_provider_turn(line, at, outcome, None, sink);
+        self.end_provider_turn(cx, outcome, None);
     }
 
     /// Cancellation during the wait cancels the reserved provider turn and disarms it.
-    pub(super) fn cancel_reservation(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        sink: &mut Sink<'_>,
-    ) -> bool {
+    pub(super) fn cancel_reservation(&mut self, cx: &mut Ctx<'_>) -> bool {
         if self.reservation.take().is_none() {
             return false;
         }
-        self.end_provider_turn(line, at, Outcome::Interrupted, None, sink);
+        self.end_provider_turn(cx, Outcome::Interrupted, None);
         true
     }
 }

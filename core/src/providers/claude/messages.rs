@@ -12,9 +12,10 @@
 use serde_json::Value;
 
 use super::ClaudeAdapter;
+use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
-use crate::providers::Sink;
-use crate::tree::{Event, Millis, Outcome, Role, Severity, ToolStatus};
+use crate::providers::Ctx;
+use crate::tree::{Event, Outcome, Role, ToolStatus};
 
 /// Tool names that launch a subagent (`Task` before CLI 2.1.63, `Agent` after).
 fn launches_subagent(name: &str) -> bool {
@@ -40,44 +41,33 @@ pub(super) fn text_of(content: Option<&Value>) -> Option<String> {
 impl ClaudeAdapter {
     /// The session a message belongs to: the root, or the child named by
     /// `parent_tool_use_id`. `None` (with a finding) when that child is unknown.
-    fn owner(&self, line: usize, message: &Value, sink: &mut Sink<'_>) -> Option<SessionId> {
+    fn owner(&self, cx: &mut Ctx<'_>, message: &Value) -> Option<SessionId> {
         match message.get("parent_tool_use_id").and_then(Value::as_str) {
             None => self.root.clone(),
             Some(parent) => {
                 let id = SessionId::from(parent);
-                if sink.snapshot().session(&id).is_some() {
+                if cx.snapshot().session(&id).is_some() {
                     Some(id)
                 } else {
-                    sink.finding(
-                        line,
-                        "unknown-parent-tool-use",
-                        Severity::Warning,
-                        format!(
+                    cx.finding(Code::UnknownParentToolUse, format!(
                             "message scoped to tool use `{parent}`, which launched no known subagent; not attributed to any session"
-                        ),
-                    );
+                        ),);
                     None
                 }
             }
         }
     }
 
-    pub(super) fn assistant(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
-        let Some(owner) = self.owner(line, message, sink) else {
+    pub(super) fn assistant(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some(owner) = self.owner(cx, message) else {
             return;
         };
         let is_root = Some(&owner) == self.root.as_ref();
-        if is_root && !self.root_output(line, at, "assistant output", sink) {
+        if is_root && !self.root_output(cx, "assistant output") {
             return;
         }
         if !is_root && let Some(agent) = message.get("agent_id").and_then(Value::as_str) {
-            self.bind_alias(line, at, &owner, "agent", agent, sink);
+            self.bind_alias(cx, &owner, "agent", agent);
         }
         let blocks = message
             .pointer("/message/content")
@@ -92,32 +82,21 @@ impl ClaudeAdapter {
                         .get("text")
                         .and_then(Value::as_str)
                         .unwrap_or_default();
-                    sink.emit(
-                        line,
-                        at,
-                        Event::Message {
-                            session: owner.clone(),
-                            message: message_id.map(Into::into),
-                            role: Role::Assistant,
-                            text: text.to_owned(),
-                        },
-                    );
+                    cx.emit(Event::Message {
+                        session: owner.clone(),
+                        message: message_id.map(Into::into),
+                        role: Role::Assistant,
+                        text: text.to_owned(),
+                    });
                 }
-                Some("tool_use") => self.tool_use(line, at, &owner, block, sink),
+                Some("tool_use") => self.tool_use(cx, &owner, block),
                 _ => {} // thinking, images …
             }
         }
     }
 
     /// A tool use on `owner`'s turn; an `Agent`/`Task` one also creates the child.
-    fn tool_use(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        owner: &SessionId,
-        block: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    fn tool_use(&mut self, cx: &mut Ctx<'_>, owner: &SessionId, block: &Value) {
         let Some(id) = block.get("id").and_then(Value::as_str) else {
             return;
         };
@@ -130,16 +109,12 @@ impl ClaudeAdapter {
             .and_then(|i| i.get("description"))
             .and_then(Value::as_str)
             .map(String::from);
-        sink.emit(
-            line,
-            at,
-            Event::ToolCallStarted {
-                session: owner.clone(),
-                call: id.into(),
-                name: Some(name.to_owned()),
-                title: description.clone(),
-            },
-        );
+        cx.emit(Event::ToolCallStarted {
+            session: owner.clone(),
+            call: id.into(),
+            name: Some(name.to_owned()),
+            title: description.clone(),
+        });
         if launches_subagent(name) {
             let child = SessionId::from(id);
             if input
@@ -149,51 +124,37 @@ impl ClaudeAdapter {
             {
                 self.background.insert(child.clone());
             }
-            sink.emit(
-                line,
-                at,
-                Event::ChildSpawned {
-                    session: child,
-                    parent_session: owner.clone(),
-                    parent_turn: None,
-                    tool_call: Some(id.into()),
-                    title: description,
-                    aliases: vec![Alias::new("tool_use", id)],
-                },
-            );
+            cx.emit(Event::ChildSpawned {
+                session: child,
+                parent_session: owner.clone(),
+                parent_turn: None,
+                tool_call: Some(id.into()),
+                title: description,
+                aliases: vec![Alias::new("tool_use", id)],
+            });
         }
     }
 
     /// Tool results (a `user` message from the CLI): each completes its tool call on the
     /// turn that started it; a subagent launch result is settlement evidence.
-    pub(super) fn tool_results(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
-        let Some(owner) = self.owner(line, message, sink) else {
+    pub(super) fn tool_results(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some(owner) = self.owner(cx, message) else {
             return;
         };
         let content = message.pointer("/message/content");
         let is_child = Some(&owner) != self.root.as_ref();
         // The delegated prompt (or later input) as the child's transcript sees it. (Root
         // user text is the host's own submission, already recorded.)
-        let child_input = |sink: &mut Sink<'_>, text: &str| {
-            sink.emit(
-                line,
-                at,
-                Event::Message {
-                    session: owner.clone(),
-                    message: message.get("uuid").and_then(Value::as_str).map(Into::into),
-                    role: Role::User,
-                    text: text.to_owned(),
-                },
-            );
+        let child_input = |cx: &mut Ctx<'_>, text: &str| {
+            cx.emit(Event::Message {
+                session: owner.clone(),
+                message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+                role: Role::User,
+                text: text.to_owned(),
+            });
         };
         if is_child && let Some(text) = content.and_then(Value::as_str) {
-            child_input(sink, text);
+            child_input(cx, text);
             return;
         }
         let blocks = content
@@ -205,7 +166,7 @@ impl ClaudeAdapter {
                 && block.get("type").and_then(Value::as_str) == Some("text")
                 && let Some(text) = block.get("text").and_then(Value::as_str)
             {
-                child_input(sink, text);
+                child_input(cx, text);
                 continue;
             }
             if block.get("type").and_then(Value::as_str) != Some("tool_result") {
@@ -219,28 +180,24 @@ impl ClaudeAdapter {
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             let child = SessionId::from(id);
-            let launched = sink
+            let launched = cx
                 .snapshot()
                 .session(&child)
                 .and_then(|s| s.relation.as_ref())
                 .is_some_and(|r| r.tool_call.as_ref().map(|c| c.as_str()) == Some(id));
             if launched {
-                self.launch_result(line, at, &owner, &child, message, block, is_error, sink);
+                self.launch_result(cx, &owner, &child, message, block, is_error);
             } else {
                 let status = if is_error {
                     ToolStatus::Failed
                 } else {
                     ToolStatus::Completed
                 };
-                sink.emit(
-                    line,
-                    at,
-                    Event::ToolCallCompleted {
-                        session: owner.clone(),
-                        call: id.into(),
-                        status,
-                    },
-                );
+                cx.emit(Event::ToolCallCompleted {
+                    session: owner.clone(),
+                    call: id.into(),
+                    status,
+                });
             }
         }
     }
@@ -250,14 +207,12 @@ impl ClaudeAdapter {
     #[allow(clippy::too_many_arguments)]
     fn launch_result(
         &mut self,
-        line: usize,
-        at: Option<Millis>,
+        cx: &mut Ctx<'_>,
         parent: &SessionId,
         child: &SessionId,
         message: &Value,
         block: &Value,
         is_error: bool,
-        sink: &mut Sink<'_>,
     ) {
         let status = message
             .pointer("/tool_use_result/status")
@@ -270,27 +225,23 @@ impl ClaudeAdapter {
             self.background.insert(child.clone());
         }
         let interrupted = is_error && mentions_interrupt(block);
-        sink.emit(
-            line,
-            at,
-            Event::ToolCallCompleted {
-                session: parent.clone(),
-                call: child.as_str().into(),
-                status: if interrupted {
-                    ToolStatus::Canceled
-                } else if is_error {
-                    ToolStatus::Failed
-                } else {
-                    ToolStatus::Completed
-                },
+        cx.emit(Event::ToolCallCompleted {
+            session: parent.clone(),
+            call: child.as_str().into(),
+            status: if interrupted {
+                ToolStatus::Canceled
+            } else if is_error {
+                ToolStatus::Failed
+            } else {
+                ToolStatus::Completed
             },
-        );
+        });
         if background && !is_error {
             return; // launch accepted; the task notification settles the child
         }
         if interrupted {
             // Cancellation fallout: evidence while the cancel is in flight, dropped after.
-            self.stop_evidence(line, at, child, sink);
+            self.stop_evidence(cx, child);
             return;
         }
         let outcome = if is_error {
@@ -298,21 +249,15 @@ impl ClaudeAdapter {
         } else {
             Outcome::Completed
         };
-        self.child_terminal(line, at, child, outcome, sink);
+        self.child_terminal(cx, child, outcome);
     }
 
-    pub(super) fn stream_event(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn stream_event(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         match message.get("parent_tool_use_id").and_then(Value::as_str) {
             None => {
-                self.root_output(line, at, "stream event", sink);
+                self.root_output(cx, "stream event");
             }
-            Some(child) => self.child_activity(line, at, &SessionId::from(child), sink),
+            Some(child) => self.child_activity(cx, &SessionId::from(child)),
         }
     }
 }

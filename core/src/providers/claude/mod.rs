@@ -17,13 +17,14 @@ mod guard;
 mod messages;
 mod tasks;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::Value;
 
-use super::{ProviderRecord, Sink};
+use super::{Ctx, ProviderRecord};
+use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
-use crate::tree::{Event, Millis, Outcome, Severity};
+use crate::tree::{Event, Outcome, ProviderPhase, Snapshot};
 use control::{CancelOp, HostControl};
 use guard::Reservation;
 
@@ -36,8 +37,6 @@ pub struct ClaudeAdapter {
     root: Option<SessionId>,
     /// Records read before the root session id was known.
     pre_root: Vec<(usize, ProviderRecord)>,
-    /// Is a root provider turn (real or reserved) live?
-    provider_running: bool,
     provider_turns: u32,
     current_provider_turn: Option<String>,
     /// The last root `result`'s outcome.
@@ -60,6 +59,8 @@ pub struct ClaudeAdapter {
     host_controls: BTreeMap<String, HostControl>,
     /// Cancel operations in flight, by requested session.
     cancels: BTreeMap<SessionId, CancelOp>,
+    /// Held records whose owner became known, for the engine to apply next.
+    released: VecDeque<(usize, ProviderRecord)>,
 }
 
 impl ClaudeAdapter {
@@ -69,33 +70,33 @@ impl ClaudeAdapter {
     }
 
     /// Normalizes one record.
-    pub fn record(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+    pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
         let message = &record.message;
         let Some(kind) = message.get("type").and_then(Value::as_str) else {
-            sink.finding(
-                line,
-                "malformed-record",
-                Severity::Error,
+            cx.finding(
+                Code::MalformedRecord,
                 "not a valid claude-sdk message: no string `type`".into(),
             );
             return;
         };
-        self.check_reservation_timeout(line, record.at, sink);
         if self.root.is_none() {
             let session_id = message
                 .get("session_id")
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty());
             match (record.from.as_str(), session_id) {
-                ("cli", Some(id)) => self.create_root(line, record.at, id, sink),
+                ("cli", Some(id)) => {
+                    // The held records come first, then this one again with its root known.
+                    self.create_root(cx, id);
+                    self.released.push_back((cx.line(), record.clone()));
+                    return;
+                }
                 _ => {
                     if self.pre_root.len() < HOLD_LIMIT {
-                        self.pre_root.push((line, record.clone()));
+                        self.pre_root.push((cx.line(), record.clone()));
                     } else {
-                        sink.finding(
-                            line,
-                            "held-events-overflow",
-                            Severity::Warning,
+                        cx.finding(
+                            Code::HeldEventsOverflow,
                             "record dropped: too many records before the SDK session id was known"
                                 .into(),
                         );
@@ -104,53 +105,45 @@ impl ClaudeAdapter {
                 }
             }
         }
-        let at = record.at;
         match (record.from.as_str(), kind) {
-            ("cli", "system") => self.system(line, at, message, sink),
-            ("cli", "assistant") => self.assistant(line, at, message, sink),
-            ("cli", "user") => self.tool_results(line, at, message, sink),
-            ("cli", "result") => self.result(line, at, message, sink),
-            ("cli", "stream_event") => self.stream_event(line, at, message, sink),
-            ("cli", "control_request") => self.permission(line, record, sink),
+            ("cli", "system") => self.system(cx, message),
+            ("cli", "assistant") => self.assistant(cx, message),
+            ("cli", "user") => self.tool_results(cx, message),
+            ("cli", "result") => self.result(cx, message),
+            ("cli", "stream_event") => self.stream_event(cx, message),
+            ("cli", "control_request") => self.permission(cx, record),
             ("cli", "control_response") => self.control_response(message),
-            ("cli", "control_cancel_request") => self.permission_withdrawn(line, at, message, sink),
-            ("host", "user") => self.user_submitted(line, at, message, sink),
-            ("host", "control_request") => self.host_control(line, at, message, sink),
-            ("host", "control_response") => self.permission_answered(line, at, message, sink),
+            ("cli", "control_cancel_request") => self.permission_withdrawn(cx, message),
+            ("host", "user") => self.user_submitted(cx, message),
+            ("host", "control_request") => self.host_control(cx, message),
+            ("host", "control_response") => self.permission_answered(cx, message),
             // Status, rate limits, hooks, tool progress, partial-message bookkeeping …
             // carry no session-tree fact.
             _ => {}
         }
-        self.try_complete_cancels(line, at, sink);
+        self.try_complete_cancels(cx);
     }
 
     /// End of trace: report what is still pending.
-    pub fn finish(&mut self, sink: &mut Sink<'_>) {
+    pub fn finish(&mut self, cx: &mut Ctx<'_>) {
         for (agent, records) in std::mem::take(&mut self.held_permissions) {
             for (line, _) in records {
-                sink.finding(
-                    line,
-                    "unknown-agent-request",
-                    Severity::Warning,
-                    format!(
+                cx.finding_at(line, Code::UnknownAgentRequest, format!(
                         "permission request for agent `{agent}`, which no child was ever bound to, is rejected (never given to the root)"
-                    ),
-                );
+                    ),);
             }
         }
         for (line, _) in std::mem::take(&mut self.pre_root) {
-            sink.finding(
+            cx.finding_at(
                 line,
-                "unattributed-record",
-                Severity::Warning,
+                Code::UnattributedRecord,
                 "record read before any SDK session id; the trace never named its session".into(),
             );
         }
         for (session, op) in &self.cancels {
-            sink.finding(
+            cx.finding_at(
                 op.line,
-                "cancel-incomplete",
-                Severity::Warning,
+                Code::CancelIncomplete,
                 format!(
                     "the cancel of `{session}` never completed ({})",
                     op.waiting_for()
@@ -159,31 +152,40 @@ impl ClaudeAdapter {
         }
     }
 
-    fn create_root(&mut self, line: usize, at: Option<Millis>, id: &str, sink: &mut Sink<'_>) {
+    fn create_root(&mut self, cx: &mut Ctx<'_>, id: &str) {
         let root = SessionId::from(id);
         self.root = Some(root.clone());
-        sink.emit(
-            line,
-            at,
-            Event::RootSessionCreated {
-                session: root,
-                title: None,
-                aliases: vec![Alias::new("session", id)],
-            },
-        );
-        for (held_line, held) in std::mem::take(&mut self.pre_root) {
-            self.record(held_line, &held, sink);
-        }
+        cx.emit(Event::RootSessionCreated {
+            session: root,
+            title: None,
+            aliases: vec![Alias::new("session", id)],
+        });
+        self.released.extend(std::mem::take(&mut self.pre_root));
+    }
+
+    /// The next released record (its line and the record), for the engine to apply.
+    pub(crate) fn take_released(&mut self) -> Option<(usize, ProviderRecord)> {
+        self.released.pop_front()
     }
 
     fn root(&self) -> Option<&SessionId> {
         self.root.as_ref()
     }
 
-    /// Is the canonical root turn active (so root output belongs to it)?
-    fn root_turn_active(&self, sink: &Sink<'_>) -> bool {
+    /// Is a root provider turn (real or reserved) live? The reducer's root gate owns the
+    /// provider lifecycle; the adapter reads it rather than keeping a copy.
+    fn provider_running(&self, snapshot: &Snapshot) -> bool {
         self.root()
-            .and_then(|r| sink.snapshot().session(r))
+            .and_then(|r| snapshot.session(r))
+            .and_then(|s| s.last_turn())
+            .and_then(|t| t.gate.as_ref())
+            .is_some_and(|g| g.provider.phase == ProviderPhase::Running)
+    }
+
+    /// Is the canonical root turn active (so root output belongs to it)?
+    fn root_turn_active(&self, cx: &Ctx<'_>) -> bool {
+        self.root()
+            .and_then(|r| cx.snapshot().session(r))
             .and_then(|s| s.active_turn())
             .is_some()
     }
@@ -191,18 +193,10 @@ impl ClaudeAdapter {
     /// Root output: the first after a terminal starts a root provider turn (a
     /// continuation when the root turn is already running); it also takes over an armed
     /// reservation. Returns `false` when the output is stale and must be dropped.
-    fn root_output(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        what: &str,
-        sink: &mut Sink<'_>,
-    ) -> bool {
+    fn root_output(&mut self, cx: &mut Ctx<'_>, what: &str) -> bool {
         if self.stale {
-            sink.finding(
-                line,
-                "stale-continuation",
-                Severity::Note,
+            cx.finding(
+                Code::StaleContinuation,
                 format!("{what} of a continuation that timed out is stale; dropped"),
             );
             return false;
@@ -210,76 +204,53 @@ impl ClaudeAdapter {
         if self.reservation.take().is_some() {
             return true; // the reserved provider turn is this continuation
         }
-        if !self.provider_running && self.root_turn_active(sink) {
-            self.start_provider_turn(line, at, "provider", sink);
+        if !self.provider_running(cx.snapshot()) && self.root_turn_active(cx) {
+            self.start_provider_turn(cx, "provider");
         }
         true
     }
 
-    fn start_provider_turn(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        prefix: &str,
-        sink: &mut Sink<'_>,
-    ) {
+    fn start_provider_turn(&mut self, cx: &mut Ctx<'_>, prefix: &str) {
         let Some(root) = self.root.clone() else {
             return;
         };
         self.provider_turns += 1;
         let id = format!("{prefix}-{}", self.provider_turns);
         self.current_provider_turn = Some(id.clone());
-        self.provider_running = true;
-        sink.emit(
-            line,
-            at,
-            Event::RootProviderTurnStarted {
-                session: root,
-                provider_turn: Some(id),
-            },
-        );
+        cx.emit(Event::RootProviderTurnStarted {
+            session: root,
+            provider_turn: Some(id),
+        });
     }
 
-    fn end_provider_turn(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        outcome: Outcome,
-        error: Option<String>,
-        sink: &mut Sink<'_>,
-    ) {
+    fn end_provider_turn(&mut self, cx: &mut Ctx<'_>, outcome: Outcome, error: Option<String>) {
         let Some(root) = self.root.clone() else {
             return;
         };
-        self.provider_running = false;
-        sink.emit(
-            line,
-            at,
-            Event::RootProviderTurnCompleted {
-                session: root,
-                provider_turn: self.current_provider_turn.clone(),
-                outcome,
-                error,
-            },
-        );
+        cx.emit(Event::RootProviderTurnCompleted {
+            session: root,
+            provider_turn: self.current_provider_turn.clone(),
+            outcome,
+            error,
+        });
     }
 
-    fn system(&mut self, line: usize, at: Option<Millis>, message: &Value, sink: &mut Sink<'_>) {
+    fn system(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         match message.get("subtype").and_then(Value::as_str) {
             // An init at startup (before any submission) opens nothing; later ones begin
             // a provider turn (a continuation when the root turn is still active).
-            Some("init") if self.root_turn_active(sink) || self.stale => {
-                self.root_output(line, at, "system/init", sink);
+            Some("init") if self.root_turn_active(cx) || self.stale => {
+                self.root_output(cx, "system/init");
             }
-            Some("task_started") => self.task_started(line, at, message, sink),
-            Some("task_progress") => self.task_progress(line, at, message, sink),
-            Some("task_notification") => self.task_notification(line, at, message, sink),
+            Some("task_started") => self.task_started(cx, message),
+            Some("task_progress") => self.task_progress(cx, message),
+            Some("task_notification") => self.task_notification(cx, message),
             _ => {} // task_updated, session_state_changed, status …: no tree fact
         }
     }
 
-    fn result(&mut self, line: usize, at: Option<Millis>, message: &Value, sink: &mut Sink<'_>) {
-        if !self.root_output(line, at, "result", sink) {
+    fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        if !self.root_output(cx, "result") {
             return;
         }
         let success = message.get("subtype").and_then(Value::as_str) == Some("success")
@@ -301,44 +272,34 @@ impl ClaudeAdapter {
                     .map(String::from)
             })
             .flatten();
-        if !self.provider_running {
+        if !self.provider_running(cx.snapshot()) {
             // A result always ends a provider turn; if none was seen starting (no root
             // output before it), this one started and ended here.
-            if !self.root_turn_active(sink) {
+            if !self.root_turn_active(cx) {
                 // Nothing to attach to: the reducer records it as a late provider terminal
                 // (or reports it unmatched).
-                self.end_provider_turn(line, at, outcome, error, sink);
+                self.end_provider_turn(cx, outcome, error);
                 return;
             }
-            self.start_provider_turn(line, at, "provider", sink);
+            self.start_provider_turn(cx, "provider");
         }
         self.last_outcome = Some(outcome);
-        self.end_provider_turn(line, at, outcome, error, sink);
+        self.end_provider_turn(cx, outcome, error);
         for op in self.cancels.values_mut() {
             op.result_seen = true;
         }
     }
 
-    fn user_submitted(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        message: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    fn user_submitted(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let Some(root) = self.root.clone() else {
             return;
         };
         self.stale = false;
         let text = messages::text_of(message.pointer("/message/content"));
-        sink.emit(
-            line,
-            at,
-            Event::UserSubmitted {
-                session: root,
-                message: message.get("uuid").and_then(Value::as_str).map(Into::into),
-                text,
-            },
-        );
+        cx.emit(Event::UserSubmitted {
+            session: root,
+            message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+            text,
+        });
     }
 }

@@ -14,9 +14,10 @@ use std::collections::BTreeSet;
 
 use super::CodexAdapter;
 use super::rpc::{ClientRequest, RpcId};
+use crate::finding::Code;
 use crate::ids::SessionId;
-use crate::providers::Sink;
-use crate::tree::{Event, Millis, Severity, Snapshot};
+use crate::providers::Ctx;
+use crate::tree::{Event, Snapshot};
 
 /// One cancel operation's transport state.
 #[derive(Debug, Clone)]
@@ -51,11 +52,9 @@ impl CodexAdapter {
     /// A client `turn/interrupt` of `thread`.
     pub(super) fn interrupt(
         &mut self,
-        line: usize,
-        at: Option<Millis>,
+        cx: &mut Ctx<'_>,
         id: &RpcId,
         thread: &str,
-        sink: &mut Sink<'_>,
     ) -> ClientRequest {
         let thread = SessionId::from(thread);
         // Part of the fan-out of an operation in flight?
@@ -71,26 +70,17 @@ impl CodexAdapter {
                 operation: operation.clone(),
             };
         }
-        if sink.snapshot().session(&thread).is_none() {
-            sink.finding(
-                line,
-                "interrupt-unregistered-thread",
-                Severity::Note,
-                format!(
+        if cx.snapshot().session(&thread).is_none() {
+            cx.finding(Code::InterruptUnregisteredThread, format!(
                     "turn/interrupt of thread `{thread}`, which is no session (never registered, or revealed after a cancel and never created): transport cleanup only"
-                ),
-            );
+                ),);
             return ClientRequest::Other;
         }
         // A new operation: the root's (the user's cancel) or a child-only cancel.
-        sink.emit(
-            line,
-            at,
-            Event::CancelRequested {
-                session: thread.clone(),
-            },
-        );
-        let snapshot = sink.snapshot();
+        cx.emit(Event::CancelRequested {
+            session: thread.clone(),
+        });
+        let snapshot = cx.snapshot();
         let Some(turn) = snapshot.session(&thread).and_then(|s| s.active_turn()) else {
             return ClientRequest::Other;
         };
@@ -106,7 +96,7 @@ impl CodexAdapter {
         self.cancels.insert(
             thread.clone(),
             CancelFanOut {
-                line,
+                line: cx.line(),
                 outstanding: BTreeSet::from([id.clone()]),
                 interrupted: BTreeSet::from([thread.clone()]),
                 targets,
@@ -122,47 +112,36 @@ impl CodexAdapter {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn interrupt_returned(
         &mut self,
-        line: usize,
-        at: Option<Millis>,
+        cx: &mut Ctx<'_>,
         id: &RpcId,
         thread: &SessionId,
         operation: &SessionId,
         ok: bool,
-        sink: &mut Sink<'_>,
     ) {
         if let Some(op) = self.cancels.get_mut(operation) {
             op.outstanding.remove(id);
         }
         if ok {
-            sink.emit(
-                line,
-                at,
-                Event::CancelAcknowledged {
-                    session: thread.clone(),
-                },
-            );
+            cx.emit(Event::CancelAcknowledged {
+                session: thread.clone(),
+            });
         }
     }
 
     /// Completes every operation with no interrupt outstanding and no target left to
     /// interrupt.
-    pub(super) fn try_complete_cancels(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        sink: &mut Sink<'_>,
-    ) {
+    pub(super) fn try_complete_cancels(&mut self, cx: &mut Ctx<'_>) {
         let done: Vec<SessionId> = self
             .cancels
             .iter()
             .filter(|(_, op)| {
-                op.outstanding.is_empty() && op.uninterrupted(sink.snapshot()).is_empty()
+                op.outstanding.is_empty() && op.uninterrupted(cx.snapshot()).is_empty()
             })
             .map(|(session, _)| session.clone())
             .collect();
         for session in done {
             self.cancels.remove(&session);
-            sink.emit(line, at, Event::CancelCompleted { session });
+            cx.emit(Event::CancelCompleted { session });
         }
     }
 }

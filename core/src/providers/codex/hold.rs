@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 
 use super::rpc;
+use crate::finding::Code;
 use crate::ids::SessionId;
-use crate::providers::{ProviderRecord, Sink};
-use crate::tree::Severity;
+use crate::providers::{Ctx, ProviderRecord};
 
 /// At most this many records are held per unknown thread …
 const PER_THREAD: usize = 1024;
@@ -76,32 +76,22 @@ impl HeldRecords {
 
 /// Reports a thread's records that no spawn edge ever claimed: each server request on its
 /// own line (`unknown-thread-request`), the rest once at the first record.
-pub(super) fn report_unclaimed(thread: &SessionId, records: &[Held], sink: &mut Sink<'_>) {
+pub(super) fn report_unclaimed(cx: &mut Ctx<'_>, thread: &SessionId, records: &[Held]) {
     let mut others = Vec::new();
     for held in records {
         match rpc::classify(&held.record.message) {
-            rpc::Kind::Request { method, .. } if held.record.from == "server" => sink.finding(
-                held.line,
-                "unknown-thread-request",
-                Severity::Warning,
-                format!(
+            rpc::Kind::Request { method, .. } if held.record.from == "server" => cx.finding_at(held.line, Code::UnknownThreadRequest, format!(
                     "server request `{method}` on thread `{thread}`, which no spawn edge registered, is rejected (never attributed to the root)"
-                ),
-            ),
+                ),),
             _ => others.push(held.line),
         }
     }
     if let Some(first) = others.first() {
-        sink.finding(
-            *first,
-            "unclaimed-thread-events",
-            Severity::Warning,
-            format!(
+        cx.finding_at(*first, Code::UnclaimedThreadEvents, format!(
                 "{} record(s) of thread `{thread}` (lines {}) were never claimed by a spawn edge; not attributed to any session",
                 others.len(),
                 summarize(&others)
-            ),
-        );
+            ),);
     }
 }
 

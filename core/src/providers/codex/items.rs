@@ -11,18 +11,16 @@ use serde_json::Value;
 
 use super::CodexAdapter;
 use crate::ids::{Alias, SessionId};
-use crate::providers::Sink;
-use crate::tree::{Event, Millis, Role, ToolStatus};
+use crate::providers::Ctx;
+use crate::tree::{Event, Role, ToolStatus};
 
 impl CodexAdapter {
     pub(super) fn item(
         &mut self,
-        line: usize,
-        at: Option<Millis>,
+        cx: &mut Ctx<'_>,
         thread: &SessionId,
         item: Option<&Value>,
         completed: bool,
-        sink: &mut Sink<'_>,
     ) {
         let Some(item) = item else {
             return;
@@ -36,13 +34,11 @@ impl CodexAdapter {
                 let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
                 let status = item.get("status").and_then(Value::as_str);
                 self.tool(
-                    line,
-                    at,
+                    cx,
                     thread,
                     id,
                     Some(tool),
                     completed.then(|| tool_status(status)),
-                    sink,
                 );
                 if tool == "spawnAgent" && status != Some("failed") {
                     let receivers = item
@@ -52,7 +48,7 @@ impl CodexAdapter {
                         .flatten()
                         .filter_map(Value::as_str);
                     for child in receivers {
-                        self.spawn(line, at, thread, child, id, sink);
+                        self.spawn(cx, thread, child, id);
                     }
                 }
             }
@@ -60,17 +56,9 @@ impl CodexAdapter {
                 let activity = item.get("kind").and_then(Value::as_str);
                 let child = item.get("agentThreadId").and_then(Value::as_str);
                 if let (Some("started"), Some(child)) = (activity, child) {
-                    self.tool(line, at, thread, id, Some("spawnAgent"), None, sink);
-                    self.spawn(line, at, thread, child, id, sink);
-                    self.tool(
-                        line,
-                        at,
-                        thread,
-                        id,
-                        None,
-                        Some(ToolStatus::Completed),
-                        sink,
-                    );
+                    self.tool(cx, thread, id, Some("spawnAgent"), None);
+                    self.spawn(cx, thread, child, id);
+                    self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
                 }
                 // `interacted` / `interrupted` / `completed` activity is informational: the
                 // child thread's own turn events are authoritative for its lifecycle.
@@ -80,29 +68,23 @@ impl CodexAdapter {
                     return; // its text already arrived as deltas
                 }
                 let text = item.get("text").and_then(Value::as_str).unwrap_or_default();
-                sink.emit(
-                    line,
-                    at,
-                    Event::Message {
-                        session: thread.clone(),
-                        message: Some(id.into()),
-                        role: Role::Assistant,
-                        text: text.to_owned(),
-                    },
-                );
+                cx.emit(Event::Message {
+                    session: thread.clone(),
+                    message: Some(id.into()),
+                    role: Role::Assistant,
+                    text: text.to_owned(),
+                });
             }
             "commandExecution" | "fileChange" | "mcpToolCall" | "dynamicToolCall" | "webSearch"
             | "imageView" | "imageGeneration" => {
                 let name = item.get("tool").and_then(Value::as_str).unwrap_or(kind);
                 let status = item.get("status").and_then(Value::as_str);
                 self.tool(
-                    line,
-                    at,
+                    cx,
                     thread,
                     id,
                     Some(name),
                     completed.then(|| tool_status(status)),
-                    sink,
                 );
             }
             // User messages are the client's `turn/start` / `turn/steer` input; reasoning,
@@ -112,69 +94,46 @@ impl CodexAdapter {
     }
 
     /// A tool call on `thread`'s current turn: started (when `name` is given) and/or ended.
-    #[allow(clippy::too_many_arguments)]
     fn tool(
         &mut self,
-        line: usize,
-        at: Option<Millis>,
+        cx: &mut Ctx<'_>,
         thread: &SessionId,
         call: &str,
         name: Option<&str>,
         ended: Option<ToolStatus>,
-        sink: &mut Sink<'_>,
     ) {
         if let Some(name) = name {
-            sink.emit(
-                line,
-                at,
-                Event::ToolCallStarted {
-                    session: thread.clone(),
-                    call: call.into(),
-                    name: Some(name.to_owned()),
-                    title: None,
-                },
-            );
+            cx.emit(Event::ToolCallStarted {
+                session: thread.clone(),
+                call: call.into(),
+                name: Some(name.to_owned()),
+                title: None,
+            });
         }
         if let Some(status) = ended {
-            sink.emit(
-                line,
-                at,
-                Event::ToolCallCompleted {
-                    session: thread.clone(),
-                    call: call.into(),
-                    status,
-                },
-            );
+            cx.emit(Event::ToolCallCompleted {
+                session: thread.clone(),
+                call: call.into(),
+                status,
+            });
         }
     }
 
     /// Registers a spawn edge; once the reducer has created the child, the records held
-    /// for its thread are applied in their original order.
-    fn spawn(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        parent: &SessionId,
-        child: &str,
-        call: &str,
-        sink: &mut Sink<'_>,
-    ) {
+    /// for its thread are released, in their original order.
+    fn spawn(&mut self, cx: &mut Ctx<'_>, parent: &SessionId, child: &str, call: &str) {
         let child = SessionId::from(child);
         self.spawned.insert(child.clone());
-        sink.emit(
-            line,
-            at,
-            Event::ChildSpawned {
-                session: child.clone(),
-                parent_session: parent.clone(),
-                parent_turn: None,
-                tool_call: Some(call.into()),
-                title: None,
-                aliases: vec![Alias::new("thread", child.as_str())],
-            },
-        );
-        if sink.snapshot().session(&child).is_some() {
-            self.release(&child, sink);
+        let step = cx.emit(Event::ChildSpawned {
+            session: child.clone(),
+            parent_session: parent.clone(),
+            parent_turn: None,
+            tool_call: Some(call.into()),
+            title: None,
+            aliases: vec![Alias::new("thread", child.as_str())],
+        });
+        if step.created(&child) {
+            self.release(&child);
         }
     }
 }

@@ -16,13 +16,14 @@ mod hold;
 mod items;
 mod rpc;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::Value;
 
-use super::{ProviderRecord, Sink};
+use super::{Ctx, ProviderRecord};
+use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
-use crate::tree::{Event, Millis, Outcome, SessionKind, Severity};
+use crate::tree::{Event, Outcome, SessionKind};
 use cancel::CancelFanOut;
 use hold::Held;
 use rpc::{ClientRequest, RpcId};
@@ -48,6 +49,8 @@ pub struct CodexAdapter {
     root_provider_turn: Option<String>,
     /// Cancel operations in flight, by the session the cancel was requested for.
     cancels: BTreeMap<SessionId, CancelFanOut>,
+    /// Held records released by a spawn edge, for the engine to apply next.
+    released: VecDeque<Held>,
 }
 
 /// How the adapter sees a thread right now.
@@ -71,42 +74,42 @@ impl CodexAdapter {
     }
 
     /// Normalizes one record.
-    pub fn record(&mut self, line: usize, record: &ProviderRecord, sink: &mut Sink<'_>) {
+    pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
         if let Some(root) = self.root.clone()
             && !self.root_created
         {
-            self.create_root(line, record.at, &root, sink);
+            self.create_root(cx, &root);
         }
         let message = &record.message;
         match (record.from.as_str(), rpc::classify(message)) {
             ("client", rpc::Kind::Request { id, method, params }) => {
-                self.client_request(line, record.at, id, method, params, sink);
+                self.client_request(cx, id, method, params);
             }
             ("client", rpc::Kind::Response { id, ok }) => {
                 if let Some(thread) = self.held.request_thread(&id).cloned() {
                     // The answer to a request that waits for its thread's spawn edge waits too.
                     let held = Held {
-                        line,
+                        line: cx.line(),
                         record: record.clone(),
                     };
                     if let Some(message) = self.held.hold(thread, held) {
-                        sink.finding(line, "held-events-overflow", Severity::Warning, message);
+                        cx.finding(Code::HeldEventsOverflow, message);
                     }
                 } else {
-                    self.client_response(line, record.at, &id, message, ok, sink);
+                    self.client_response(cx, &id, message, ok);
                 }
             }
             ("server", rpc::Kind::Response { id, ok }) => {
-                self.server_response(line, record.at, &id, message, ok, sink);
+                self.server_response(cx, &id, message, ok);
             }
             ("server", rpc::Kind::Request { id, method, params }) => {
-                self.route(line, record, params, sink, |me, sink| {
-                    me.server_request(line, record.at, id.clone(), method, params, sink);
+                self.route(cx, record, params, |me, cx| {
+                    me.server_request(cx, id.clone(), method, params);
                 });
             }
             ("server", rpc::Kind::Notification { method, params }) => {
-                self.route(line, record, params, sink, |me, sink| {
-                    me.notification(line, record.at, method, params, sink);
+                self.route(cx, record, params, |me, cx| {
+                    me.notification(cx, method, params);
                 });
             }
             // Client notifications carry no tree fact; `from` was validated by the envelope.
@@ -116,75 +119,52 @@ impl CodexAdapter {
                 | rpc::Kind::Request { .. }
                 | rpc::Kind::Response { .. },
             ) => {}
-            (_, rpc::Kind::Invalid(reason)) => sink.finding(
-                line,
-                "malformed-record",
-                Severity::Error,
+            (_, rpc::Kind::Invalid(reason)) => cx.finding(
+                Code::MalformedRecord,
                 format!("not a valid codex-app-server message: {reason}"),
             ),
         }
-        self.try_complete_cancels(line, record.at, sink);
+        self.try_complete_cancels(cx);
     }
 
     /// End of trace: whatever is still held was never claimed by a spawn edge.
-    pub fn finish(&mut self, sink: &mut Sink<'_>) {
+    pub fn finish(&mut self, cx: &mut Ctx<'_>) {
         for (thread, records) in self.held.drain() {
-            hold::report_unclaimed(&thread, &records, sink);
+            hold::report_unclaimed(cx, &thread, &records);
         }
         for (session, op) in &self.cancels {
-            sink.finding(
-                op.line,
-                "cancel-incomplete",
-                Severity::Warning,
-                format!(
+            cx.finding_at(op.line, Code::CancelIncomplete, format!(
                     "the cancel of `{session}` never completed: {} interrupt(s) unanswered, {} target thread(s) never interrupted",
                     op.outstanding.len(),
-                    op.uninterrupted(sink.snapshot()).len()
-                ),
-            );
+                    op.uninterrupted(cx.snapshot()).len()
+                ),);
         }
     }
 
-    fn create_root(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        root: &SessionId,
-        sink: &mut Sink<'_>,
-    ) {
+    fn create_root(&mut self, cx: &mut Ctx<'_>, root: &SessionId) {
         self.root_created = true;
-        sink.emit(
-            line,
-            at,
-            Event::RootSessionCreated {
-                session: root.clone(),
-                title: None,
-                aliases: vec![Alias::new("thread", root.as_str())],
-            },
-        );
+        cx.emit(Event::RootSessionCreated {
+            session: root.clone(),
+            title: None,
+            aliases: vec![Alias::new("thread", root.as_str())],
+        });
         // Records of the root thread that arrived before it was identified.
-        self.release(root, sink);
+        self.release(root);
     }
 
-    fn identify_root(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        thread: &str,
-        sink: &mut Sink<'_>,
-    ) {
+    fn identify_root(&mut self, cx: &mut Ctx<'_>, thread: &str) {
         if self.root.is_none() {
             let root = SessionId::from(thread);
             self.root = Some(root.clone());
-            self.create_root(line, at, &root, sink);
+            self.create_root(cx, &root);
         }
     }
 
-    fn thread(&self, id: &SessionId, sink: &Sink<'_>) -> Thread {
+    fn thread(&self, cx: &Ctx<'_>, id: &SessionId) -> Thread {
         if self.root.as_ref() == Some(id) {
             return Thread::Root;
         }
-        match sink.snapshot().session(id) {
+        match cx.snapshot().session(id) {
             Some(s) if s.kind == SessionKind::Child => Thread::Child,
             Some(_) => Thread::Root,
             None if self.spawned.contains(id) => Thread::Rejected,
@@ -196,47 +176,41 @@ impl CodexAdapter {
     /// thread, and reports it for a thread whose spawn was rejected.
     fn route(
         &mut self,
-        line: usize,
+        cx: &mut Ctx<'_>,
         record: &ProviderRecord,
         params: &Value,
-        sink: &mut Sink<'_>,
-        handle: impl FnOnce(&mut Self, &mut Sink<'_>),
+        handle: impl FnOnce(&mut Self, &mut Ctx<'_>),
     ) {
         let Some(thread) = params.get("threadId").and_then(Value::as_str) else {
-            handle(self, sink);
+            handle(self, cx);
             return;
         };
         let thread = SessionId::from(thread);
-        match self.thread(&thread, sink) {
-            Thread::Root | Thread::Child => handle(self, sink),
+        match self.thread(cx, &thread) {
+            Thread::Root | Thread::Child => handle(self, cx),
             Thread::Unknown => {
                 let overflow = self.held.hold(
                     thread.clone(),
                     Held {
-                        line,
+                        line: cx.line(),
                         record: record.clone(),
                     },
                 );
                 if let Some(message) = overflow {
-                    sink.finding(line, "held-events-overflow", Severity::Warning, message);
+                    cx.finding(Code::HeldEventsOverflow, message);
                 }
             }
             Thread::Rejected => {
                 let is_request =
                     matches!(rpc::classify(&record.message), rpc::Kind::Request { .. });
-                let (rule, severity) = if is_request {
-                    ("unknown-thread-request", Severity::Warning)
+                let code = if is_request {
+                    Code::UnknownThreadRequest
                 } else {
-                    ("rejected-thread-event", Severity::Note)
+                    Code::RejectedThreadEvent
                 };
-                sink.finding(
-                    line,
-                    rule,
-                    severity,
-                    format!(
+                cx.finding(code, format!(
                         "thread `{thread}` was never created (revealed after its root turn closed or began cancelling); this record is not attributed to any session"
-                    ),
-                );
+                    ),);
                 if let rpc::Kind::Request { id, .. } = rpc::classify(&record.message) {
                     self.rejected_requests.insert(id);
                 }
@@ -244,21 +218,18 @@ impl CodexAdapter {
         }
     }
 
-    /// Applies the held records of a thread that just became known, in arrival order.
-    fn release(&mut self, thread: &SessionId, sink: &mut Sink<'_>) {
-        for held in self.held.take(thread) {
-            self.record(held.line, &held.record, sink);
-        }
+    /// Hands the held records of a thread that just became known back to the engine,
+    /// which applies them in arrival order once the current record is done.
+    fn release(&mut self, thread: &SessionId) {
+        self.released.extend(self.held.take(thread));
     }
 
-    fn notification(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        method: &str,
-        params: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    /// The next released record (its line and the record), for the engine to apply.
+    pub(crate) fn take_released(&mut self) -> Option<(usize, ProviderRecord)> {
+        self.released.pop_front().map(|h| (h.line, h.record))
+    }
+
+    fn notification(&mut self, cx: &mut Ctx<'_>, method: &str, params: &Value) {
         let thread = params
             .get("threadId")
             .and_then(Value::as_str)
@@ -269,25 +240,19 @@ impl CodexAdapter {
                 let turn_id = params.pointer("/turn/id").and_then(Value::as_str);
                 if is_root {
                     self.root_provider_turn = turn_id.map(String::from);
-                    sink.emit(
-                        line,
-                        at,
-                        Event::RootProviderTurnStarted {
-                            session: thread,
-                            provider_turn: turn_id.map(String::from),
-                        },
-                    );
+                    cx.emit(Event::RootProviderTurnStarted {
+                        session: thread,
+                        provider_turn: turn_id.map(String::from),
+                    });
                 } else {
-                    sink.emit(line, at, Event::ChildTurnStarted { session: thread });
+                    cx.emit(Event::ChildTurnStarted { session: thread });
                 }
             }
             ("turn/completed", Some(thread)) => {
                 let status = params.pointer("/turn/status").and_then(Value::as_str);
                 let Some(outcome) = turn_outcome(status) else {
-                    sink.finding(
-                        line,
-                        "unexpected-record",
-                        Severity::Warning,
+                    cx.finding(
+                        Code::UnexpectedRecord,
                         format!("turn/completed with status {status:?} is not a terminal; ignored"),
                     );
                     return;
@@ -314,11 +279,11 @@ impl CodexAdapter {
                         error,
                     }
                 };
-                sink.emit(line, at, event);
+                cx.emit(event);
             }
             ("item/started" | "item/completed", Some(thread)) => {
                 let completed = method == "item/completed";
-                self.item(line, at, &thread, params.get("item"), completed, sink);
+                self.item(cx, &thread, params.get("item"), completed);
             }
             ("item/agentMessage/delta", Some(thread)) => {
                 let item = params
@@ -330,30 +295,22 @@ impl CodexAdapter {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 self.streamed.insert((thread.clone(), item.to_owned()));
-                sink.emit(
-                    line,
-                    at,
-                    Event::Message {
-                        session: thread,
-                        message: Some(item.into()),
-                        role: crate::tree::Role::Assistant,
-                        text: delta.to_owned(),
-                    },
-                );
+                cx.emit(Event::Message {
+                    session: thread,
+                    message: Some(item.into()),
+                    role: crate::tree::Role::Assistant,
+                    text: delta.to_owned(),
+                });
             }
             ("thread/name/updated", Some(thread)) => {
                 let title = params
                     .get("threadName")
                     .and_then(Value::as_str)
                     .map(String::from);
-                sink.emit(
-                    line,
-                    at,
-                    Event::SessionTitled {
-                        session: thread,
-                        title,
-                    },
-                );
+                cx.emit(Event::SessionTitled {
+                    session: thread,
+                    title,
+                });
             }
             ("serverRequest/resolved", Some(thread)) => {
                 let Some(id) = params.get("requestId").map(RpcId::from_value) else {
@@ -362,14 +319,10 @@ impl CodexAdapter {
                 if self.rejected_requests.contains(&id) {
                     return;
                 }
-                sink.emit(
-                    line,
-                    at,
-                    Event::InteractionResolved {
-                        session: thread,
-                        request: id.request_id(),
-                    },
-                );
+                cx.emit(Event::InteractionResolved {
+                    session: thread,
+                    request: id.request_id(),
+                });
             }
             ("error", Some(thread)) => {
                 // Seed: an error notification on a child never fails its parent; the turn's
@@ -379,16 +332,12 @@ impl CodexAdapter {
                     .and_then(Value::as_str)
                     .unwrap_or("error")
                     .to_owned();
-                sink.emit(
-                    line,
-                    at,
-                    Event::Message {
-                        session: thread,
-                        message: None,
-                        role: crate::tree::Role::System,
-                        text,
-                    },
-                );
+                cx.emit(Event::Message {
+                    session: thread,
+                    message: None,
+                    role: crate::tree::Role::System,
+                    text,
+                });
             }
             // Thread status, thread start/close/archive, token usage, plans, diffs … carry
             // no session-tree fact: turns and items are authoritative.
@@ -396,15 +345,7 @@ impl CodexAdapter {
         }
     }
 
-    fn server_request(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        id: RpcId,
-        method: &str,
-        params: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    fn server_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
         let Some(thread) = params
             .get("threadId")
             .and_then(Value::as_str)
@@ -418,45 +359,31 @@ impl CodexAdapter {
             crate::tree::InteractionKind::Approval
         };
         self.server_requests.insert(id.clone(), thread.clone());
-        sink.emit(
-            line,
-            at,
-            Event::InteractionRequested {
-                session: thread,
-                request: id.request_id(),
-                kind,
-                provider_turn: params
-                    .get("turnId")
-                    .and_then(Value::as_str)
-                    .map(String::from),
-                tool_call: params.get("itemId").and_then(Value::as_str).map(Into::into),
-                title: params
-                    .get("reason")
-                    .or_else(|| params.get("command"))
-                    .and_then(Value::as_str)
-                    .map(String::from),
-            },
-        );
+        cx.emit(Event::InteractionRequested {
+            session: thread,
+            request: id.request_id(),
+            kind,
+            provider_turn: params
+                .get("turnId")
+                .and_then(Value::as_str)
+                .map(String::from),
+            tool_call: params.get("itemId").and_then(Value::as_str).map(Into::into),
+            title: params
+                .get("reason")
+                .or_else(|| params.get("command"))
+                .and_then(Value::as_str)
+                .map(String::from),
+        });
     }
 
     /// The client answered a server request.
-    fn client_response(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        id: &RpcId,
-        message: &Value,
-        ok: bool,
-        sink: &mut Sink<'_>,
-    ) {
+    fn client_response(&mut self, cx: &mut Ctx<'_>, id: &RpcId, message: &Value, ok: bool) {
         if self.rejected_requests.contains(id) {
             return;
         }
         let Some(session) = self.server_requests.get(id).cloned() else {
-            sink.finding(
-                line,
-                "unknown-response",
-                Severity::Warning,
+            cx.finding(
+                Code::UnknownResponse,
                 format!("client response {id} answers no server request seen in this trace"),
             );
             return;
@@ -470,66 +397,40 @@ impl CodexAdapter {
         } else {
             Some("error".to_owned())
         };
-        sink.emit(
-            line,
-            at,
-            Event::InteractionAnswered {
-                session,
-                request: id.request_id(),
-                answer,
-            },
-        );
+        cx.emit(Event::InteractionAnswered {
+            session,
+            request: id.request_id(),
+            answer,
+        });
     }
 
-    fn client_request(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        id: RpcId,
-        method: &str,
-        params: &Value,
-        sink: &mut Sink<'_>,
-    ) {
+    fn client_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
         let thread = params.get("threadId").and_then(Value::as_str);
         let request = match (method, thread) {
             ("thread/start", _) => ClientRequest::ThreadStart,
             ("turn/start" | "turn/steer", Some(thread)) => {
                 if method == "turn/start" {
-                    self.identify_root(line, at, thread, sink);
+                    self.identify_root(cx, thread);
                 }
                 let text = input_text(params.get("input"));
-                sink.emit(
-                    line,
-                    at,
-                    Event::UserSubmitted {
-                        session: thread.into(),
-                        message: None,
-                        text,
-                    },
-                );
+                cx.emit(Event::UserSubmitted {
+                    session: thread.into(),
+                    message: None,
+                    text,
+                });
                 ClientRequest::Other
             }
-            ("turn/interrupt", Some(thread)) => self.interrupt(line, at, &id, thread, sink),
+            ("turn/interrupt", Some(thread)) => self.interrupt(cx, &id, thread),
             _ => ClientRequest::Other,
         };
         self.client_requests.insert(id, request);
     }
 
     /// The server answered a client request.
-    fn server_response(
-        &mut self,
-        line: usize,
-        at: Option<Millis>,
-        id: &RpcId,
-        message: &Value,
-        ok: bool,
-        sink: &mut Sink<'_>,
-    ) {
+    fn server_response(&mut self, cx: &mut Ctx<'_>, id: &RpcId, message: &Value, ok: bool) {
         let Some(request) = self.client_requests.remove(id) else {
-            sink.finding(
-                line,
-                "unknown-response",
-                Severity::Warning,
+            cx.finding(
+                Code::UnknownResponse,
                 format!("server response {id} answers no client request seen in this trace"),
             );
             return;
@@ -537,11 +438,11 @@ impl CodexAdapter {
         match request {
             ClientRequest::ThreadStart => {
                 if let Some(thread) = message.pointer("/result/thread/id").and_then(Value::as_str) {
-                    self.identify_root(line, at, thread, sink);
+                    self.identify_root(cx, thread);
                 }
             }
             ClientRequest::Interrupt { thread, operation } => {
-                self.interrupt_returned(line, at, id, &thread, &operation, ok, sink);
+                self.interrupt_returned(cx, id, &thread, &operation, ok);
             }
             ClientRequest::Other => {}
         }

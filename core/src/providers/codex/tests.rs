@@ -15,7 +15,7 @@ fn run(records: &[&str]) -> Replay {
 }
 
 fn state(r: &Replay, turn: &str) -> String {
-    match r.snapshot.turn(&turn.parse::<TurnId>().unwrap()) {
+    match r.snapshot().unwrap().turn(&turn.parse::<TurnId>().unwrap()) {
         None => "absent".into(),
         Some(t) => t
             .outcome
@@ -87,7 +87,7 @@ fn held_records_replay_in_order_into_the_single_initial_child_turn() {
     ]));
     assert_eq!(state(&r, "A#1"), "running");
     assert_eq!(state(&r, "A#2"), "absent");
-    let session = r.snapshot.session(&"A".into()).unwrap();
+    let session = r.snapshot().unwrap().session(&"A".into()).unwrap();
     assert_eq!(&*session.messages[0].text, "hello");
     assert_eq!(
         state(&r, "R#1"),
@@ -101,7 +101,7 @@ fn both_spawn_shapes_repeated_register_one_child() {
     let activity = r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"R","turnId":"tr1","item":{"type":"subAgentActivity","id":"call_A","kind":"started","agentThreadId":"A","agentPath":"/a"}}}}"#;
     let a = spawn("A");
     let r = run_owned(&with(&[activity, activity, &a]));
-    let session = r.snapshot.session(&"A".into()).unwrap();
+    let session = r.snapshot().unwrap().session(&"A".into()).unwrap();
     assert_eq!(session.turns.len(), 1);
     assert_eq!(
         session
@@ -123,7 +123,7 @@ fn a_request_on_an_unregistered_thread_is_never_given_to_the_root() {
         r#"{"from":"server","message":{"id":3,"method":"item/commandExecution/requestApproval","params":{"threadId":"Z","turnId":"tz","itemId":"c","startedAtMs":1}}}"#,
         r#"{"from":"client","message":{"id":3,"result":{"decision":"accept"}}}"#,
     ]));
-    assert!(r.snapshot.interactions().is_empty());
+    assert!(r.snapshot().unwrap().interactions().is_empty());
     assert_eq!(
         rules(&r),
         ["4:unknown-thread-request", "5:unclaimed-thread-events"]
@@ -139,7 +139,8 @@ fn an_answer_to_a_held_request_waits_with_it() {
         &a,
     ]));
     let i = r
-        .snapshot
+        .snapshot()
+        .unwrap()
         .find_interaction(&"A".into(), &"3".into())
         .unwrap();
     assert_eq!(i.status, crate::InteractionStatus::Answered);

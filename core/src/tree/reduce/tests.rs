@@ -135,7 +135,7 @@ fn fold(events: &[Event]) -> Folded {
     for e in events {
         let step = snapshots.last().unwrap().apply(e, None);
         step.snapshot.check_invariants(Level::Full).unwrap();
-        codes.push(step.diagnostics.iter().map(|d| d.code()).collect());
+        codes.push(step.diagnostics.iter().map(|d| d.code().as_str()).collect());
         changes.push(step.changes);
         snapshots.push(step.snapshot);
     }
