@@ -46,6 +46,7 @@ pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod ids;
+mod output;
 pub mod providers;
 pub mod render;
 pub mod replay;

@@ -38,10 +38,12 @@ use serde_json::Value;
 
 use crate::acp::rules::Checker;
 use crate::acp::view::{View, ViewOptions};
+pub use crate::output::Output;
+
 use crate::finding::{Code, Finding};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, CanonicalRecord, Format, Header};
-use crate::tree::{Change, Event, Millis, Snapshot};
+use crate::tree::{Event, Millis, Snapshot};
 use detect::Detector;
 
 /// What the engine needs that a trace header may also say. Options win over the header.
@@ -67,22 +69,6 @@ impl Default for Options {
             acp_protocol_version: None,
             transcripts: true,
         }
-    }
-}
-
-/// What one input caused.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Output {
-    /// Canonical changes, in order (none for `acp`, whose Client view has no change log).
-    pub changes: Vec<Change>,
-    /// Findings, in the order they were raised.
-    pub findings: Vec<Finding>,
-}
-
-impl Output {
-    fn append(&mut self, mut other: Output) {
-        self.changes.append(&mut other.changes);
-        self.findings.append(&mut other.findings);
     }
 }
 
@@ -250,7 +236,11 @@ impl Engine {
             let mut out = Output::default();
             match header {
                 Ok(h) => self.set_header(h),
-                Err(e) => out.findings.push(Finding::malformed(self.line, &e)),
+                Err(e) => out.findings.push(Finding::new(
+                    self.line,
+                    Code::MalformedRecord,
+                    e.to_string(),
+                )),
             }
             return Ok(self.keep(out));
         }
@@ -464,7 +454,10 @@ impl Engine {
                         let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out);
                         cx.emit(record.event);
                     }
-                    Err(e) => out.findings.push(Finding::malformed(line, &e)),
+                    Err(e) => {
+                        out.findings
+                            .push(Finding::new(line, Code::MalformedRecord, e.to_string()))
+                    }
                 }
             }
             Some(Arm::Acp(checker)) => {
@@ -486,7 +479,10 @@ impl Engine {
                         depth_note(&mut out, line, note);
                         out.append(self.provider_record(line, record));
                     }
-                    Err(e) => out.findings.push(Finding::malformed(line, &e)),
+                    Err(e) => {
+                        out.findings
+                            .push(Finding::new(line, Code::MalformedRecord, e.to_string()))
+                    }
                 }
             }
         }

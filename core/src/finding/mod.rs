@@ -6,15 +6,37 @@
 //! and JUnit read. A finding can only be built from a [`Code`], so nothing can print a
 //! code the catalogue lacks.
 //! Never: decides when a code is raised; each layer does, and cites the specification
-//! sentence in the entry's `quote`.
+//! sentence in the entry's `quote`. It depends on no other module (every layer depends
+//! on it).
 
+pub(crate) mod acp;
 mod texts;
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
-use crate::tree::Severity;
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Recorded in restricted form; the trace is fine.
+    Note,
+    /// Rejected by a lifecycle rule; often an adapter ordering problem.
+    Warning,
+    /// Impossible input.
+    Error,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
 
 /// Which layer raises a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -212,7 +234,7 @@ impl Code {
     /// assert!(!rule.definition.is_empty());
     /// ```
     pub fn rule(self) -> Rule {
-        let acp = crate::acp::rules::text(self);
+        let acp = acp::text(self);
         let other = texts::ENTRIES.iter().find(|e| e.id == self.as_str());
         let (summary, definition, source, quote, example) = match (acp, other) {
             (Some(a), _) => (a.0, a.1, ACP_SOURCE, a.2, a.3),
@@ -350,21 +372,6 @@ impl Finding {
             severity: rule.level(),
             message: message.into(),
         }
-    }
-
-    /// A finding from a reducer diagnostic.
-    pub fn from_diagnostic(line: usize, d: &crate::tree::Diagnostic) -> Self {
-        Self {
-            line,
-            rule: d.code(),
-            severity: d.severity(),
-            message: d.to_string(),
-        }
-    }
-
-    /// A malformed record.
-    pub(crate) fn malformed(line: usize, e: &crate::trace::RecordError) -> Self {
-        Self::new(line, Code::MalformedRecord, e.to_string())
     }
 }
 

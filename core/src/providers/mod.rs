@@ -16,8 +16,8 @@ pub mod codex;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::engine::Output;
 use crate::finding::{Code, Finding};
+use crate::output::Output;
 use crate::trace::{Format, RecordError};
 use crate::tree::{Event, Millis, Snapshot, Step};
 
@@ -146,11 +146,9 @@ impl<'a> Ctx<'a> {
         let step = self.snapshot.apply(&event, self.at);
         let line = self.line;
         self.out.changes.extend(step.changes.iter().cloned());
-        self.out.findings.extend(
-            step.diagnostics
-                .iter()
-                .map(|d| Finding::from_diagnostic(line, d)),
-        );
+        self.out
+            .findings
+            .extend(step.diagnostics.iter().map(|d| d.at_line(line)));
         *self.snapshot = step.snapshot.clone();
         step
     }

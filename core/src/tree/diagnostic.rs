@@ -10,32 +10,10 @@
 //! `note`: the event was applied in its restricted, seed-prescribed form (late child
 //! output kept as history, a late terminal recorded without reopening).
 
-use serde::{Deserialize, Serialize};
+pub use crate::finding::Severity;
 
-use crate::finding::Code;
+use crate::finding::{Code, Finding};
 use crate::ids::{Alias, RequestId, SessionId, TurnId};
-
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Recorded in restricted form; the trace is fine.
-    Note,
-    /// Rejected by a lifecycle rule; often an adapter ordering problem.
-    Warning,
-    /// Impossible input.
-    Error,
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        })
-    }
-}
 
 /// A reducer finding. Rejections leave the snapshot unchanged; notes accompany an
 /// applied change.
@@ -265,5 +243,15 @@ impl Diagnostic {
     /// How serious it is.
     pub fn severity(&self) -> Severity {
         self.code().level()
+    }
+
+    /// This diagnostic as a finding at physical `line`.
+    pub fn at_line(&self, line: usize) -> Finding {
+        Finding {
+            line,
+            rule: self.code(),
+            severity: self.severity(),
+            message: self.to_string(),
+        }
     }
 }

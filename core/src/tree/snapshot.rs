@@ -98,6 +98,15 @@ impl Step {
             .any(|c| matches!(c, Change::SessionCreated { session: s, .. } if s == session))
     }
 
+    /// The target set of the cancel this step prepared, if it prepared one (the
+    /// requested turn first).
+    pub fn cancel_prepared(&self) -> Option<&[TurnId]> {
+        self.changes.iter().find_map(|c| match c {
+            Change::CancelPrepared { targets, .. } => Some(targets.as_slice()),
+            _ => None,
+        })
+    }
+
     /// Did this step settle a turn of `session`? Returns its outcome.
     pub fn settled(&self, session: &SessionId) -> Option<crate::tree::Outcome> {
         self.changes.iter().find_map(|c| match c {

@@ -11,7 +11,6 @@
 //! the view's live index of working sessions, never the target's whole subtree; only a
 //! load/resume visits a subtree, and only the end of a connection the pending requests).
 
-mod catalog;
 mod mirror;
 mod requests;
 mod updates;
@@ -20,12 +19,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-pub(crate) use catalog::text;
-pub use catalog::{MODEL, Party, RuleId};
+/// The ACP rules are codes of the one finding catalogue; the checker reports through
+/// these names, so an id can never be misspelt.
+pub use crate::finding::{Code as RuleId, Party, acp::MODEL};
 
 use super::view::{Id, View, ViewOptions};
 use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
-use crate::replay::Finding;
+use crate::finding::Finding;
 use crate::tree::Severity;
 use mirror::Mirror;
 

@@ -235,15 +235,10 @@ impl ClaudeAdapter {
         // A root cancel during the notification wait cancels the reserved provider turn.
         let reserved = is_root && self.cancel_reservation(cx);
         let needs_result = is_root && self.provider_running(cx.snapshot()) && !reserved;
-        cx.emit(Event::CancelRequested {
+        let step = cx.emit(Event::CancelRequested {
             session: target.clone(),
         });
-        let prepared = cx
-            .snapshot()
-            .session(&target)
-            .and_then(|s| s.active_turn())
-            .is_some_and(|t| cx.snapshot().cancel_operation(&t.id).is_some());
-        if !prepared {
+        if step.cancel_prepared().is_none() {
             return; // the reducer refused it and said why
         }
         self.host_controls

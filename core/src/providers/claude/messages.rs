@@ -204,7 +204,6 @@ impl ClaudeAdapter {
 
     /// The launch tool's result: the launch call completes on the parent's turn; a
     /// foreground child settles from it, a background one waits for its notification.
-    #[allow(clippy::too_many_arguments)]
     fn launch_result(
         &mut self,
         cx: &mut Ctx<'_>,

@@ -100,7 +100,7 @@ impl ClaudeAdapter {
             None => self.root.clone()?,
         };
         let child = SessionId::from(tool_use);
-        cx.emit(Event::ChildSpawned {
+        let step = cx.emit(Event::ChildSpawned {
             session: child.clone(),
             parent_session: parent,
             parent_turn: None,
@@ -111,7 +111,7 @@ impl ClaudeAdapter {
                 .map(String::from),
             aliases: vec![Alias::new("tool_use", tool_use)],
         });
-        cx.snapshot().session(&child).map(|_| child)
+        (!step.rejected()).then_some(child) // created, or already there (a note)
     }
 
     pub(super) fn task_progress(&mut self, cx: &mut Ctx<'_>, message: &Value) {

@@ -77,18 +77,13 @@ impl CodexAdapter {
             return ClientRequest::Other;
         }
         // A new operation: the root's (the user's cancel) or a child-only cancel.
-        cx.emit(Event::CancelRequested {
+        let step = cx.emit(Event::CancelRequested {
             session: thread.clone(),
         });
-        let snapshot = cx.snapshot();
-        let Some(turn) = snapshot.session(&thread).and_then(|s| s.active_turn()) else {
-            return ClientRequest::Other;
-        };
-        let Some(op) = snapshot.cancel_operation(&turn.id) else {
+        let Some(targets) = step.cancel_prepared() else {
             return ClientRequest::Other; // the reducer refused it (and said why)
         };
-        let targets = op
-            .targets
+        let targets = targets
             .iter()
             .skip(1)
             .map(|t| t.session().clone())
@@ -109,7 +104,6 @@ impl CodexAdapter {
     }
 
     /// The server answered an interrupt: a success acknowledges its target.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn interrupt_returned(
         &mut self,
         cx: &mut Ctx<'_>,

@@ -1,11 +1,8 @@
-//! The ACP rules' texts: for every stable rule id of DESIGN.md, its precise definition,
-//! the RFD text it enforces and an example. The ids and levels are codes of the one
-//! finding catalogue (`crate::finding`), which `lineage rules` prints; the checker
-//! reports findings only through [`RuleId`], so an id can never be misspelt.
+//! The ACP rules' texts: for every ACP conformance code, its precise definition, the
+//! RFD text it enforces ("Subagent Sessions") and an example, plus the checker's model
+//! of a trace that every rule uses.
 
-/// The ACP rules are codes of the one finding catalogue; the checker reports through
-/// these names.
-pub use crate::finding::{Code as RuleId, Party};
+use super::Code as RuleId;
 
 /// The checker's model of a trace, shared by every rule (printed by `lineage rules`).
 pub const MODEL: &str = "\

@@ -1,0 +1,24 @@
+//! What one input to the engine caused: the canonical changes and the findings.
+//!
+//! Owns: [`Output`], the one value every layer appends to (the engine, and the adapters
+//! through their context), so neither depends on the other for it.
+//! Never: interprets what it holds.
+
+use crate::finding::Finding;
+use crate::tree::Change;
+
+/// What one input caused.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Output {
+    /// Canonical changes, in order (none for `acp`, whose Client view has no change log).
+    pub changes: Vec<Change>,
+    /// Findings, in the order they were raised.
+    pub findings: Vec<Finding>,
+}
+
+impl Output {
+    pub(crate) fn append(&mut self, mut other: Output) {
+        self.changes.append(&mut other.changes);
+        self.findings.append(&mut other.findings);
+    }
+}
