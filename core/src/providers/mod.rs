@@ -10,8 +10,8 @@
 //! write it except by emitting events. It never re-enters itself: records it held are
 //! handed back to the engine, which applies them in order.
 
-pub mod claude;
-pub mod codex;
+pub(crate) mod claude;
+pub(crate) mod codex;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -88,7 +88,7 @@ pub(crate) fn parse_record(
 
 /// What an adapter works through while it handles one record: the record's line and
 /// time, the tree as it stands after the adapter's previous event, and the output.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     line: usize,
     at: Option<Millis>,
     snapshot: &'a mut Snapshot,
