@@ -69,7 +69,7 @@ struct CheckArgs {
 enum CheckFormat {
     /// rustc-style diagnostics pointing at `file:line`.
     Human,
-    /// The JSON contract of DESIGN.md.
+    /// The JSON contract of docs/contract.md.
     Json,
     /// JUnit XML (one test suite per file).
     Junit,
@@ -104,7 +104,7 @@ struct ReplayArgs {
 enum OutputFormat {
     /// A readable unicode tree.
     Tree,
-    /// The JSON contract of DESIGN.md.
+    /// The JSON contract of docs/contract.md.
     Json,
     /// A Mermaid flowchart.
     Mermaid,
@@ -114,7 +114,7 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
 
-/// Exit codes (DESIGN.md): 0 clean, 1 findings at error level, 2 usage error or
+/// Exit codes (docs/contract.md): 0 clean, 1 findings at error level, 2 usage error or
 /// unreadable path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Exit {

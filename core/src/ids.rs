@@ -6,7 +6,7 @@
 //! Ids are `Arc<str>` so cloning one into a snapshot, a change or an index is a
 //! reference-count bump, not a copy. Turn ids are derived, never invented:
 //! `<session id>#<n>` with `n` the 1-based ordinal of the turn in its session
-//! (DESIGN.md, *Canonical identities*).
+//! (docs/contract.md, *Canonical identities*).
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! A deliberately naive reference model of the canonical reducer.
 //!
-//! Written from the specification (`shared/seeds/003_…txt`, `docs/canonical-events.md`
+//! Written from the specification ("Provider-Native Subagents", `docs/canonical-events.md`
 //! and the decided semantics of issue 3), never from `core/src/tree/reduce/`.
 //!
 //! Everything is plain `Vec`s scanned linearly. Nothing is cached: a turn's phase, the

@@ -1,5 +1,5 @@
 //! The canonical corpus: one trace per validation scenario of the Provider-Native
-//! Subagents seed (`003_…txt`, last paragraph, plus rule-specific traces). Each test names
+//! Subagents specification (its validation list, plus rule-specific traces). Each test names
 //! the rule; the expectations live in the trace header, written from the seed, and are
 //! checked by `lineage_traces::check_trace`. The insta snapshot of `replay --format json`
 //! is kept for review of everything else.

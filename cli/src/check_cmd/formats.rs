@@ -101,7 +101,7 @@ fn counts(reports: &[FileReport]) -> (usize, usize) {
     )
 }
 
-/// DESIGN.md: `{"files":[{"path","format","findings":[…]}],"summary":{"files","errors","warnings"}}`.
+/// docs/contract.md: `{"files":[{"path","format","findings":[…]}],"summary":{"files","errors","warnings"}}`.
 pub(super) fn json(reports: &[FileReport]) -> String {
     let files: Vec<CheckedFile<'_>> = reports
         .iter()

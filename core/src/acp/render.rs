@@ -1,4 +1,4 @@
-//! Views of an `acp` replay: the DESIGN.md JSON contract, a unicode tree, a Mermaid
+//! Views of an `acp` replay: the docs/contract.md JSON contract, a unicode tree, a Mermaid
 //! flowchart.
 //!
 //! Owns: presentation only. Every state, grant and participant shown is read from the
@@ -145,7 +145,7 @@ fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
     }
 }
 
-/// The replay as the DESIGN.md JSON object: `format`, `connection`, `sessions` (the
+/// The replay as the docs/contract.md JSON object: `format`, `connection`, `sessions` (the
 /// Client's view), plus `version`, `pendingRequests` and `diagnostics`.
 pub(crate) fn json(view: &View, findings: &[Finding]) -> Value {
     serde_json::to_value(view_json(view, findings)).unwrap_or_default()
@@ -193,7 +193,7 @@ struct SummaryJson {
     warnings: usize,
 }
 
-/// `lineage check --format json` (DESIGN.md): `{"files":[{"path","format","findings":
+/// `lineage check --format json` (docs/contract.md): `{"files":[{"path","format","findings":
 /// [{"rule","severity","line","message"}]}],"summary":{"files","errors","warnings"}}`.
 ///
 /// ```

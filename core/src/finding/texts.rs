@@ -22,7 +22,7 @@ pub(super) const ENTRIES: &[Entry] = &[
             "blank lines are skipped but counted. Unknown Codex methods and Claude message types are not malformed: ",
             "they carry no tree fact and are ignored without a finding.",
         ),
-        source: "lineage DESIGN.md, *Contract* (trace files, CLI)",
+        source: "lineage, docs/contract.md (trace files, CLI)",
         quote: "",
         example: concat!(
             r#"{"event":{"type":"child_spawn","session":"thr_a","parent_session":"thr_root"}}  <- error (canonical: unknown variant `child_spawn`)"#,

@@ -1,4 +1,4 @@
-//! `replay --format json`: the DESIGN.md contract shape.
+//! `replay --format json`: the docs/contract.md contract shape.
 //!
 //! `{"format", "sessions":[{"id","kind","parent","root","title","deleted","turns":[…]}],
 //! "interactions":[{"session","turn","request","status"}], "diagnostics":[{"rule",
@@ -143,7 +143,7 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// The replay as a JSON value in the DESIGN.md contract shape.
+/// The replay as a JSON value in the docs/contract.md contract shape.
 ///
 /// ```
 /// use lineage_core::{render, replay};

@@ -33,7 +33,7 @@ pub fn tree(replay: &Replay) -> String {
     }
 }
 
-/// The replay as a JSON value in the DESIGN.md contract shape.
+/// The replay as a JSON value in the docs/contract.md contract shape.
 ///
 /// ```
 /// use lineage_core::{render, replay};

@@ -1,4 +1,4 @@
-//! Trace files: the JSONL envelope shared by every format (DESIGN.md, *Trace files*).
+//! Trace files: the JSONL envelope shared by every format (docs/contract.md, *Trace files*).
 //!
 //! Owns: the optional header line, format names and detection, physical line numbering
 //! and the `canonical` record shape (`{"event": <Event>, "at": <ms>?}`).

@@ -1,11 +1,11 @@
 //! The canonical event vocabulary: what adapters emit and the reducer folds.
 //!
 //! Owns: the serde shape of canonical events (`{"type": "<snake_case>", …}`), which is
-//! also the `canonical` trace format (`{"event": <Event>, "at": <ms>?}`, DESIGN.md).
+//! also the `canonical` trace format (`{"event": <Event>, "at": <ms>?}`, docs/contract.md).
 //! Never: carries provider policy. Adapters translate provider facts into these events;
 //! only the reducer decides what they mean for turn lifecycles.
 //!
-//! Sessions are always named by their canonical id (DESIGN.md *Canonical identities*);
+//! Sessions are always named by their canonical id (docs/contract.md *Canonical identities*);
 //! turns are never named by the emitter except where a parent turn must be explicit,
 //! because a session has at most one active turn and the reducer knows which one it is.
 //! Unknown fields are tolerated so that newer emitters can add data.

@@ -1,6 +1,6 @@
 //! The canonical session tree: model, event vocabulary, reducer, invariants.
 //!
-//! Owns: the rules of the Provider-Native Subagents seed (`003_…txt`): root and child
+//! Owns: the rules of the "Provider-Native Subagents" specification: root and child
 //! sessions, turns, the root gate, cancel operations, interactions, deletion.
 //! Never: knows Codex, Claude or ACP shapes; never does I/O.
 

@@ -1,4 +1,4 @@
-//! The conformance checker: every rule of DESIGN.md's "ACP conformance rules", on both
+//! The conformance checker: every rule of docs/contract.md's "ACP conformance rules", on both
 //! sides of the connection.
 //!
 //! Owns: the line-located findings and the bookkeeping the view does not need (answered

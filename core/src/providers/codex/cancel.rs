@@ -1,6 +1,6 @@
 //! The client's `turn/interrupt` fan-out as a canonical cancel operation.
 //!
-//! DESIGN.md (`codex-app-server`): "A client `turn/interrupt` of the root's active provider
+//! docs/contract.md (`codex-app-server`): "A client `turn/interrupt` of the root's active provider
 //! turn is the user's cancel of the canonical root turn, prepared at that line; the
 //! client's later `turn/interrupt`s of child threads are its fan-out; the cancel completes
 //! when every interrupt sent for it has a response." The seed has Codex stop the root
