@@ -177,6 +177,10 @@ fn junit_sarif_and_github_formats() {
     assert!(junit.contains("<testsuite name=\""), "{junit}");
     assert!(junit.contains("failures=\"2\""), "{junit}");
     assert!(
+        junit.contains("see `lineage rules permission-not-cancelled`"),
+        "the catalogue explains each failure: {junit}"
+    );
+    assert!(
         junit.contains("type=\"permission-not-cancelled\""),
         "{junit}"
     );

@@ -117,7 +117,8 @@ pub(super) fn json(reports: &[FileReport]) -> String {
 }
 
 /// JUnit XML: one test suite per file, one test case per finding (a failure when it
-/// fails the run), or one passing `conformance` case for a clean file.
+/// fails the run, described with its catalogue summary), or one passing `conformance`
+/// case for a clean file.
 pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
     let mut report = Report::new("lineage check");
     for r in reports {
@@ -135,7 +136,15 @@ pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
                 status
                     .set_message(f.message.as_str())
                     .set_type(f.rule.as_str())
-                    .set_description(format!("{}:{}: {}[{}]", r.path, f.line, f.severity, f.rule));
+                    .set_description(format!(
+                        "{}:{}: {}[{}]: {}\nsee `lineage rules {}`",
+                        r.path,
+                        f.line,
+                        f.severity,
+                        f.rule,
+                        f.rule.rule().summary,
+                        f.rule
+                    ));
                 status
             } else {
                 TestCaseStatus::success()
