@@ -1,13 +1,18 @@
 //! Views of a replay: the JSON contract, a readable unicode tree, a Mermaid flowchart.
 //!
 //! Owns: presentation only. Never: changes or re-derives lifecycle facts; every phase,
-//! outcome and status shown is read from the snapshot.
+//! outcome and status shown is read from the snapshot. Never recurses on the depth of
+//! the session tree: every walk keeps an explicit stack, so any depth the reducer can
+//! build renders on any thread.
 
 mod json;
 mod mermaid;
+#[cfg(test)]
+mod tests;
 mod text;
 
 pub use json::{json, json_string, snapshot_json};
+pub(crate) use mermaid::escape;
 pub use mermaid::mermaid;
 pub use text::tree;
 
