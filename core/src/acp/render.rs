@@ -2,7 +2,9 @@
 //! flowchart.
 //!
 //! Owns: presentation only. Every state, grant and participant shown is read from the
-//! [`View`]; nothing is re-derived here.
+//! [`View`]; nothing is re-derived here. Never: recurses on the depth of the session
+//! tree (walks keep an explicit stack) or writes trace text into a Mermaid chart
+//! unescaped (labels go through [`crate::render::escape`]).
 
 use std::fmt::Write as _;
 
@@ -11,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::view::{Message, Session, View};
 use crate::finding::Finding;
+use crate::render::escape;
 use crate::trace::Format;
 
 // The JSON is written from these structs (fixed field order) and raw payloads are
@@ -299,9 +302,28 @@ pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
             "disconnected"
         }
     );
-    for root in view.sessions().into_iter().filter(|s| s.parent.is_none()) {
-        line(&mut out, view, root, "", "");
-        children(&mut out, view, root, "");
+    // The walk keeps its own stack of (session, indent, is it the last child), so the
+    // depth of the tree never reaches the call stack. Roots come out in order, each
+    // followed by its subtree.
+    let mut stack: Vec<(&Session, String, Option<bool>)> = view
+        .sessions()
+        .into_iter()
+        .filter(|s| s.parent.is_none())
+        .rev()
+        .map(|root| (root, String::new(), None))
+        .collect();
+    while let Some((s, indent, last)) = stack.pop() {
+        let (branch, below) = match last {
+            None => ("", indent.clone()),
+            Some(true) => ("└─ ", format!("{indent}   ")),
+            Some(false) => ("├─ ", format!("{indent}│  ")),
+        };
+        line(&mut out, view, s, &indent, branch);
+        let kids: Vec<&Session> = s.children.iter().filter_map(|c| view.session(c)).collect();
+        let count = kids.len();
+        for (i, child) in kids.into_iter().enumerate().rev() {
+            stack.push((child, below.clone(), Some(i + 1 == count)));
+        }
     }
     if !findings.is_empty() {
         out.push('\n');
@@ -314,24 +336,6 @@ pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
         }
     }
     out
-}
-
-fn children(out: &mut String, view: &View, parent: &Session, indent: &str) {
-    let kids: Vec<&Session> = parent
-        .children
-        .iter()
-        .filter_map(|c| view.session(c))
-        .collect();
-    for (i, child) in kids.iter().enumerate() {
-        let last = i + 1 == kids.len();
-        let (branch, next) = if last {
-            ("└─ ", "   ")
-        } else {
-            ("├─ ", "│  ")
-        };
-        line(out, view, child, indent, branch);
-        children(out, view, child, &format!("{indent}{next}"));
-    }
 }
 
 fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) {
@@ -370,8 +374,9 @@ pub(crate) fn mermaid(view: &View) -> String {
         .collect();
     let node = |id: &str| index.get(id).map(|i| format!("s{i}"));
     for (i, s) in sessions.iter().enumerate() {
-        let label = s.title.as_deref().unwrap_or(&s.id).replace('"', "'");
-        let _ = writeln!(out, "    s{i}[\"{label}<br/>{}\"]", activity(view, s));
+        let label = escape(s.title.as_deref().unwrap_or(&s.id));
+        let activity = activity(view, s);
+        let _ = writeln!(out, "    s{i}[\"{label}<br/>{}\"]", escape(&activity));
     }
     for (i, s) in sessions.iter().enumerate() {
         if let Some(p) = s.parent.as_deref().and_then(node) {
@@ -384,7 +389,7 @@ pub(crate) fn mermaid(view: &View) -> String {
                 m.sender.as_deref().and_then(node),
                 m.recipient.as_deref().and_then(node),
             ) {
-                let _ = writeln!(out, "    {from} -. \"{}\" .-> {to}", m.id.replace('"', "'"));
+                let _ = writeln!(out, "    {from} -. \"{}\" .-> {to}", escape(&m.id));
             }
         }
     }

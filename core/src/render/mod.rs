@@ -3,13 +3,18 @@
 //! ACP Client view renders in `acp::render`.
 //!
 //! Owns: presentation only. Never: changes or re-derives lifecycle facts; every phase,
-//! outcome and status shown is read from the snapshot or view.
+//! outcome and status shown is read from the snapshot or view. Never recurses on the
+//! depth of the session tree: every walk keeps an explicit stack, so any depth the
+//! reducer can build renders on any thread.
 
 mod json;
 mod mermaid;
+#[cfg(test)]
+mod tests;
 mod text;
 
 pub use json::snapshot_json;
+pub(crate) use mermaid::escape;
 
 use crate::acp::render as acp;
 use crate::engine::{Replay, State};

@@ -1,4 +1,7 @@
 //! `replay --format tree`: a unicode tree of sessions, turns, children and interactions.
+//!
+//! Owns: the layout of the tree (branches, indentation, one line per entity). Never:
+//! recurses on the depth of the session tree; the walk keeps an explicit stack.
 
 use std::fmt::Write;
 
@@ -19,11 +22,32 @@ use crate::tree::{Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn};
 /// ```
 pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
     let mut out = String::new();
-    for root in snapshot.roots() {
-        session(snapshot, root, "", None, &mut out);
-    }
     // Children whose root is unknown cannot exist (a child needs a live parent), so the
     // roots reach every session.
+    let mut stack: Vec<Step<'_>> = snapshot
+        .roots()
+        .into_iter()
+        .rev()
+        .map(|s| Step::Session {
+            s,
+            indent: String::new(),
+            branch: None,
+        })
+        .collect();
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Session { s, indent, branch } => {
+                session(snapshot, s, &indent, branch, &mut out, &mut stack);
+            }
+            Step::Turn {
+                owner,
+                t,
+                indent,
+                last,
+            } => turn(snapshot, owner, t, &indent, last, &mut out, &mut stack),
+            Step::Text(text) => out.push_str(&text),
+        }
+    }
     if !findings.is_empty() {
         out.push_str("\nfindings:\n");
         for f in findings {
@@ -37,8 +61,36 @@ pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
     out
 }
 
-/// Writes `s` as a line (with `branch` drawn before it) and its turns below.
-fn session(snapshot: &Snapshot, s: &Session, indent: &str, branch: Option<bool>, out: &mut String) {
+/// What is left to write, innermost last: the walk keeps its own stack, so the depth of
+/// the tree never reaches the call stack.
+enum Step<'a> {
+    /// A session line (with `branch` drawn before it), then its turns and orphans.
+    Session {
+        s: &'a Session,
+        indent: String,
+        branch: Option<bool>,
+    },
+    /// A turn line, then its children and interactions.
+    Turn {
+        owner: &'a Session,
+        t: &'a Turn,
+        indent: String,
+        last: bool,
+    },
+    /// Lines already laid out (a turn's interactions, written after its children).
+    Text(String),
+}
+
+/// Writes `s` as a line (with `branch` drawn before it) and schedules its turns, then
+/// its orphaned children, below it.
+fn session<'a>(
+    snapshot: &'a Snapshot,
+    s: &'a Session,
+    indent: &str,
+    branch: Option<bool>,
+    out: &mut String,
+    stack: &mut Vec<Step<'a>>,
+) {
     let (lead, child_indent) = match branch {
         None => (String::new(), indent.to_owned()),
         Some(last) => (
@@ -67,28 +119,71 @@ fn session(snapshot: &Snapshot, s: &Session, indent: &str, branch: Option<bool>,
     out.push('\n');
     let orphans = orphaned_children(snapshot, s);
     let count = s.turns.len() + orphans.len();
-    for (i, t) in s.turns.iter().enumerate() {
-        turn(snapshot, s, t, &child_indent, i + 1 == count, out);
+    for (i, c) in orphans.into_iter().enumerate().rev() {
+        stack.push(Step::Session {
+            s: c,
+            indent: child_indent.clone(),
+            branch: Some(s.turns.len() + i + 1 == count),
+        });
     }
-    for (i, c) in orphans.iter().enumerate() {
-        session(
-            snapshot,
-            c,
-            &child_indent,
-            Some(s.turns.len() + i + 1 == count),
-            out,
-        );
+    for (i, t) in s.turns.iter().enumerate().rev() {
+        stack.push(Step::Turn {
+            owner: s,
+            t,
+            indent: child_indent.clone(),
+            last: i + 1 == count,
+        });
     }
 }
 
-fn turn(
-    snapshot: &Snapshot,
-    owner: &Session,
-    t: &Turn,
+/// Writes the turn's line and schedules its children, then its interactions, below it.
+fn turn<'a>(
+    snapshot: &'a Snapshot,
+    owner: &'a Session,
+    t: &'a Turn,
     indent: &str,
     last: bool,
     out: &mut String,
+    stack: &mut Vec<Step<'a>>,
 ) {
+    turn_line(t, indent, last, out);
+    let below = format!("{indent}{}", if last { "   " } else { "│  " });
+    let children = children_of(snapshot, owner, t);
+    let mut interactions: Vec<_> = snapshot.interactions_of(&t.id).collect();
+    interactions.sort_by_key(|x| x.seq);
+    let count = children.len() + interactions.len();
+    let mut text = String::new();
+    for (i, x) in interactions.into_iter().enumerate() {
+        let kind = match x.kind {
+            crate::tree::InteractionKind::Approval => "approval",
+            crate::tree::InteractionKind::Question => "question",
+        };
+        let _ = writeln!(
+            text,
+            "{below}{}? {kind} {} · {}",
+            if children.len() + i + 1 == count {
+                "└─ "
+            } else {
+                "├─ "
+            },
+            x.request,
+            x.status
+        );
+    }
+    if !text.is_empty() {
+        stack.push(Step::Text(text));
+    }
+    for (i, c) in children.into_iter().enumerate().rev() {
+        stack.push(Step::Session {
+            s: c,
+            indent: below.clone(),
+            branch: Some(i + 1 == count),
+        });
+    }
+}
+
+/// The turn's own line: phase, outcome, provider, waiting children, cancel, notes.
+fn turn_line(t: &Turn, indent: &str, last: bool, out: &mut String) {
     let _ = write!(
         out,
         "{indent}{}{} · {}",
@@ -139,29 +234,4 @@ fn turn(
         let _ = write!(out, " · +{} guidance", t.guidance);
     }
     out.push('\n');
-    let below = format!("{indent}{}", if last { "   " } else { "│  " });
-    let children = children_of(snapshot, owner, t);
-    let interactions: Vec<_> = snapshot.interactions_of(&t.id).collect();
-    let count = children.len() + interactions.len();
-    let mut i = 0;
-    for c in children {
-        i += 1;
-        session(snapshot, c, &below, Some(i == count), out);
-    }
-    let mut interactions = interactions;
-    interactions.sort_by_key(|x| x.seq);
-    for x in interactions {
-        i += 1;
-        let kind = match x.kind {
-            crate::tree::InteractionKind::Approval => "approval",
-            crate::tree::InteractionKind::Question => "question",
-        };
-        let _ = writeln!(
-            out,
-            "{below}{}? {kind} {} · {}",
-            if i == count { "└─ " } else { "├─ " },
-            x.request,
-            x.status
-        );
-    }
 }
