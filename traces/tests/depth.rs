@@ -1,12 +1,9 @@
 //! Depth: a generated deep chain replays and renders in every view (`tree`, `json`,
 //! `mermaid`) on a thread with a 2 MiB stack, and each view shows every session of it.
 //!
-//! The depths are the largest a debug test build replays in a few seconds, not what the
-//! renderers can take: the canonical reducer re-checks every invariant after each step
-//! in debug builds (`check_invariants(Level::Full)`, which walks every active child's
-//! parent chain), so replaying `deep:N` costs O(N³) there; the ACP checker is O(N²) on a
-//! chain. The renderers themselves are exercised at depth 100 000 on a hand-built
-//! snapshot in `core/src/render/tests.rs`.
+//! The canonical chain is 100 000 deep. The tree view draws at most 32 levels of guides
+//! and shows the level of deeper lines instead, so its size grows with the depth, not
+//! with its square.
 
 use lineage_core::render;
 use lineage_core::replay::{Options, replay};
@@ -17,8 +14,11 @@ use serde_json::Value;
 /// The stack of every thread the tests run on (the default of a spawned Rust thread).
 const STACK: usize = 2 << 20;
 
-/// Canonical chain depth (see the module comment for why not deeper).
-const CANONICAL_DEPTH: usize = 150;
+/// Canonical chain depth.
+const CANONICAL_DEPTH: usize = 100_000;
+
+/// Levels of guides the tree view draws.
+const DRAWN_LEVELS: usize = 32;
 
 /// ACP chain depth (see the module comment for why not deeper).
 const ACP_DEPTH: usize = 3000;
@@ -88,12 +88,26 @@ fn canonical_deep_chain_replays_and_renders_on_a_small_stack() -> Result<(), Str
     let lines: Vec<&str> = views.tree.lines().collect();
     assert_eq!(lines.len(), 2 * ids.len());
     for (level, (line, id)) in lines.iter().step_by(2).zip(&ids).enumerate() {
-        let indent = if level == 0 { 0 } else { 6 * level - 3 };
+        // A child's line sits 2·level − 1 tree levels deep (its parent turn is between).
+        let levels = (2 * level).saturating_sub(1);
         let expected_kind = if level == 0 { "root" } else { "child via" };
-        let want = format!("{id} · {expected_kind}");
-        let text = line.trim_start_matches([' ', '└', '─']);
+        let marker = if levels > DRAWN_LEVELS {
+            format!("[level {levels}] ")
+        } else {
+            String::new()
+        };
+        let want = format!("{marker}└─ {id} · {expected_kind}");
+        let text = line.trim_start();
+        if level == 0 {
+            assert!(line.starts_with(&format!("{id} · root")), "{line:?}");
+            continue;
+        }
         assert!(text.starts_with(&want), "line {line:?} is not {want:?}");
-        assert_eq!(line.len() - line.trim_start().len(), indent, "{line:?}");
+        assert_eq!(
+            line.len() - text.len(),
+            3 * levels.min(DRAWN_LEVELS),
+            "{line:?}"
+        );
     }
     let deepest = format!("{}#1 · settled · completed", ids.last().ok_or("no ids")?);
     assert!(lines.last().is_some_and(|l| l.ends_with(&deepest)));
@@ -114,11 +128,17 @@ fn canonical_deep_chain_replays_and_renders_on_a_small_stack() -> Result<(), Str
     let mermaid: Vec<&str> = views.mermaid.lines().collect();
     assert_eq!(mermaid.first(), Some(&"flowchart TD"));
     assert_eq!(mermaid.len(), 1 + 3 * ids.len() + CANONICAL_DEPTH);
+    let nodes: std::collections::BTreeSet<&str> = mermaid
+        .iter()
+        .filter_map(|l| {
+            l.strip_prefix("  s")?
+                .split_once(" · ")
+                .map(|(node, _)| node)
+        })
+        .collect();
     for (i, id) in ids.iter().enumerate() {
-        assert!(
-            views.mermaid.contains(&format!("  s{i}[\"{id} · ")),
-            "no node s{i} for {id}"
-        );
+        let node = format!("{i}[\"{id}");
+        assert!(nodes.contains(node.as_str()), "no node s{i} for {id}");
     }
     assert_eq!(mermaid.last(), Some(&"  s0t1 -->|\"call-0\"| s1"));
     Ok(())

@@ -178,34 +178,38 @@ fn json_of_a_chain_100000_deep_renders_on_a_small_stack() {
     }
 }
 
-/// The tree's lines grow with depth (each level indents six more columns, so the text
-/// is quadratic in depth): 5 000 levels is ~150 MB already, and deep enough that a walk
-/// recursing once per level overflows 2 MiB.
-const TREE_DEEP: usize = 5_000;
-
+/// The tree draws 32 levels of guides and labels deeper lines with their level, so its
+/// size grows with depth, not with its square; 100 000 levels overflow any walk that
+/// recurses once per level on 2 MiB.
 #[test]
-fn tree_of_a_chain_5000_deep_renders_on_a_small_stack() {
-    let text = on_small_stack(|| super::tree(&deep_chain(TREE_DEEP)));
+fn tree_of_a_chain_100000_deep_renders_on_a_small_stack() {
+    let text = on_small_stack(|| super::tree(&deep_chain(DEEP)));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2 * (TREE_DEEP + 1));
+    assert_eq!(lines.len(), 2 * (DEEP + 1));
     assert_eq!(lines[0], "R · root");
     assert_eq!(
         lines[1],
         "└─ R#1 · settled · completed · provider completed"
     );
-    let last = TREE_DEEP - 1;
-    let indent = " ".repeat(6 * TREE_DEEP - 3);
+    let last = DEEP - 1;
+    // The deepest child's line is 2·DEEP − 1 levels down, its turn's one more.
+    let guides = " ".repeat(3 * 32);
     assert_eq!(
-        lines[2 * TREE_DEEP],
+        lines[2 * DEEP],
         format!(
-            "{indent}└─ c{last} · child via call-{} · \"worker {last}\"",
-            TREE_DEEP - 1
+            "{guides}[level {}] └─ c{last} · child via call-{last} · \"worker {last}\"",
+            2 * DEEP - 1
         )
     );
     assert_eq!(
-        lines[2 * TREE_DEEP + 1],
-        format!("{indent}   └─ c{last}#1 · settled · completed")
+        lines[2 * DEEP + 1],
+        format!(
+            "{guides}[level {}] └─ c{last}#1 · settled · completed",
+            2 * DEEP
+        )
     );
+    // Above the cut, levels are drawn as before.
+    assert_eq!(lines[2], "   └─ c0 · child via call-0 · \"worker 0\"");
 }
 
 /// Labels a trace may carry: HTML, quotes and brackets, edge-label and statement

@@ -30,7 +30,7 @@ pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
         .rev()
         .map(|s| Step::Session {
             s,
-            indent: String::new(),
+            indent: Indent::default(),
             branch: None,
         })
         .collect();
@@ -61,20 +61,56 @@ pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
     out
 }
 
+/// Tree levels drawn as indentation; deeper lines keep this indentation and show their
+/// level instead (`[level 45] `), so the output of a chain N deep grows as N, not N².
+const DRAWN_LEVELS: usize = 32;
+
+/// The drawing to the left of a line: the guides of the levels above it (at most
+/// [`DRAWN_LEVELS`] of them) and its level.
+#[derive(Clone, Default)]
+struct Indent {
+    guides: String,
+    level: usize,
+}
+
+impl Indent {
+    /// One level deeper, drawn with `piece` (`"   "` or `"│  "`) while levels are drawn.
+    fn nest(&self, piece: &str) -> Indent {
+        let mut guides = self.guides.clone();
+        if self.level < DRAWN_LEVELS {
+            guides.push_str(piece);
+        }
+        Indent {
+            guides,
+            level: self.level + 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Indent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.guides)?;
+        if self.level > DRAWN_LEVELS {
+            write!(f, "[level {}] ", self.level)?;
+        }
+        Ok(())
+    }
+}
+
 /// What is left to write, innermost last: the walk keeps its own stack, so the depth of
 /// the tree never reaches the call stack.
 enum Step<'a> {
     /// A session line (with `branch` drawn before it), then its turns and orphans.
     Session {
         s: &'a Session,
-        indent: String,
+        indent: Indent,
         branch: Option<bool>,
     },
     /// A turn line, then its children and interactions.
     Turn {
         owner: &'a Session,
         t: &'a Turn,
-        indent: String,
+        indent: Indent,
         last: bool,
     },
     /// Lines already laid out (a turn's interactions, written after its children).
@@ -86,16 +122,16 @@ enum Step<'a> {
 fn session<'a>(
     snapshot: &'a Snapshot,
     s: &'a Session,
-    indent: &str,
+    indent: &Indent,
     branch: Option<bool>,
     out: &mut String,
     stack: &mut Vec<Step<'a>>,
 ) {
     let (lead, child_indent) = match branch {
-        None => (String::new(), indent.to_owned()),
+        None => (String::new(), indent.clone()),
         Some(last) => (
             format!("{indent}{}", if last { "└─ " } else { "├─ " }),
-            format!("{indent}{}", if last { "   " } else { "│  " }),
+            indent.nest(if last { "   " } else { "│  " }),
         ),
     };
     let _ = write!(
@@ -141,13 +177,13 @@ fn turn<'a>(
     snapshot: &'a Snapshot,
     owner: &'a Session,
     t: &'a Turn,
-    indent: &str,
+    indent: &Indent,
     last: bool,
     out: &mut String,
     stack: &mut Vec<Step<'a>>,
 ) {
     turn_line(t, indent, last, out);
-    let below = format!("{indent}{}", if last { "   " } else { "│  " });
+    let below = indent.nest(if last { "   " } else { "│  " });
     let children = children_of(snapshot, owner, t);
     let mut interactions: Vec<_> = snapshot.interactions_of(&t.id).collect();
     interactions.sort_by_key(|x| x.seq);
@@ -183,7 +219,7 @@ fn turn<'a>(
 }
 
 /// The turn's own line: phase, outcome, provider, waiting children, cancel, notes.
-fn turn_line(t: &Turn, indent: &str, last: bool, out: &mut String) {
+fn turn_line(t: &Turn, indent: &Indent, last: bool, out: &mut String) {
     let _ = write!(
         out,
         "{indent}{}{} · {}",

@@ -128,6 +128,11 @@ impl Snapshot {
         super::reduce::apply(self, event, at)
     }
 
+    /// How many sessions the tree holds, live and ended (deleted ones included).
+    pub fn session_count(&self) -> usize {
+        self.sessions.len() + self.archive.len()
+    }
+
     /// The session with this id, deleted or not.
     pub fn session(&self, id: &SessionId) -> Option<&Session> {
         self.sessions

@@ -259,10 +259,13 @@ pub(super) fn turn_completed(
 
 /// The cancel operation in flight that closes new work for `child`: one requested for
 /// any of its own turns, or one covering the active turn of any of its ancestors. Walks
-/// the ancestor chain only (not the tree).
+/// the ancestor chain only (not the tree), and only while some cancel is in flight.
 fn cancel_in_flight_above(tx: &Tx, child: &SessionId) -> Option<TurnId> {
     if let Some(op) = tx.next.cancel_requested_in(child) {
         return Some(op.requested.clone());
+    }
+    if tx.next.cancels.is_empty() {
+        return None; // nothing in flight anywhere: no walk (deep trees stay O(log n))
     }
     let mut cursor = tx.session(child)?.relation.clone();
     while let Some(rel) = cursor {
