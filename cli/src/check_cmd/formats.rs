@@ -58,11 +58,16 @@ pub(super) fn human(reports: &[FileReport]) -> String {
         .flat_map(|r| &r.findings)
         .filter(|f| f.severity == Severity::Note)
         .count();
-    let _ = writeln!(
+    let failed = reports.iter().filter(|r| r.error.is_some()).count();
+    let _ = write!(
         out,
         "checked {} file(s): {errors} error(s), {warnings} warning(s), {notes} note(s)",
-        reports.len()
+        reports.len() - failed
     );
+    if failed > 0 {
+        let _ = write!(out, "; {failed} could not be checked");
+    }
+    out.push('\n');
     out
 }
 
@@ -109,6 +114,7 @@ pub(super) fn json(reports: &[FileReport]) -> String {
             path: &r.path,
             format: r.format,
             findings: &r.findings,
+            error: r.error.as_deref(),
         })
         .collect();
     let mut text = check_json_string(&files, true);
@@ -123,7 +129,13 @@ pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
     let mut report = Report::new("lineage check");
     for r in reports {
         let mut suite = TestSuite::new(r.path.as_str());
-        if r.findings.is_empty() {
+        if let Some(error) = &r.error {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_message(error.as_str()).set_type("unreadable");
+            let mut case = TestCase::new("read", status);
+            case.set_classname(r.path.as_str());
+            suite.add_test_case(case);
+        } else if r.findings.is_empty() {
             let mut case = TestCase::new("conformance", TestCaseStatus::success());
             case.set_classname(r.path.as_str());
             suite.add_test_case(case);
@@ -230,11 +242,7 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
             let location = sarif::Location::builder()
                 .physical_location(
                     sarif::PhysicalLocation::builder()
-                        .artifact_location(
-                            sarif::ArtifactLocation::builder()
-                                .uri(r.path.as_str())
-                                .build(),
-                        )
+                        .artifact_location(artifact(&r.path))
                         .region(
                             sarif::Region::builder()
                                 .start_line(i64::try_from(f.line).unwrap_or(i64::MAX))
@@ -260,10 +268,15 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
         .information_uri(env!("CARGO_PKG_REPOSITORY"))
         .rules(rules)
         .build();
-    let run = sarif::Run::builder()
-        .tool(sarif::Tool::builder().driver(driver).build())
-        .results(results)
-        .build();
+    let tool = sarif::Tool::builder().driver(driver).build();
+    let run = match sarif_invocation(reports) {
+        Some(invocation) => sarif::Run::builder()
+            .tool(tool)
+            .results(results)
+            .invocations(vec![invocation])
+            .build(),
+        None => sarif::Run::builder().tool(tool).results(results).build(),
+    };
     let log = sarif::Sarif::builder()
         .version(json!("2.1.0"))
         .schema("https://json.schemastore.org/sarif-2.1.0.json")
@@ -274,10 +287,51 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
     text
 }
 
+/// The files that could not be checked, as SARIF tool-execution notifications of an
+/// unsuccessful invocation (none when every file was checked).
+fn sarif_invocation(reports: &[FileReport]) -> Option<sarif::Invocation> {
+    let notes: Vec<sarif::Notification> = reports
+        .iter()
+        .filter_map(|r| Some((r, r.error.as_deref()?)))
+        .map(|(r, error)| {
+            let location = sarif::Location::builder()
+                .physical_location(
+                    sarif::PhysicalLocation::builder()
+                        .artifact_location(artifact(&r.path))
+                        .build(),
+                )
+                .build();
+            sarif::Notification::builder()
+                .level(json!("error"))
+                .message(sarif::Message::builder().text(error).build())
+                .locations(vec![location])
+                .build()
+        })
+        .collect();
+    (!notes.is_empty()).then(|| {
+        sarif::Invocation::builder()
+            .execution_successful(false)
+            .tool_execution_notifications(notes)
+            .build()
+    })
+}
+
+fn artifact(path: &str) -> sarif::ArtifactLocation {
+    sarif::ArtifactLocation::builder().uri(path).build()
+}
+
 /// GitHub Actions workflow commands: `::error file=…,line=…,title=<rule>::<message>`.
 pub(super) fn github(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for r in reports {
+        if let Some(error) = &r.error {
+            let _ = writeln!(
+                out,
+                "::error file={}::{}",
+                escape_property(&r.path),
+                escape_data(error)
+            );
+        }
         for f in &r.findings {
             let command = match f.severity {
                 Severity::Error => "error",
