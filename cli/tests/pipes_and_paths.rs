@@ -2,7 +2,12 @@
 //! `/dev/stdin`, directory walks (symlink cycles, order), a closed standard output, and
 //! files that cannot be read or told, which every report format lists.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
