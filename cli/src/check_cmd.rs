@@ -88,11 +88,10 @@ fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
     });
     let mut lines = Vec::new();
     let failed = input::each_line(path, |line| {
-        let line = String::from_utf8_lossy(line);
         if keep_lines {
-            lines.push(line.clone().into_owned());
+            lines.push(String::from_utf8_lossy(line).into_owned());
         }
-        match engine.push_line(&line) {
+        match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(e),
         }

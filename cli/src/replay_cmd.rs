@@ -31,7 +31,7 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
         if until.is_some_and(|stop| engine.line() >= stop) {
             return ControlFlow::Break(None);
         }
-        match engine.push_line(&String::from_utf8_lossy(line)) {
+        match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(Some(e)),
         }
