@@ -317,7 +317,24 @@ fn sarif_invocation(reports: &[FileReport]) -> Option<sarif::Invocation> {
 }
 
 fn artifact(path: &str) -> sarif::ArtifactLocation {
-    sarif::ArtifactLocation::builder().uri(path).build()
+    sarif::ArtifactLocation::builder()
+        .uri(uri_reference(path))
+        .build()
+}
+
+/// A path as a URI reference (RFC 3986): `/` separates segments; every byte but the
+/// unreserved characters (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so a space, `#`,
+/// `%`, `:` or non-ASCII character keeps its meaning as part of the file name.
+fn uri_reference(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri
 }
 
 /// GitHub Actions workflow commands: `::error file=…,line=…,title=<rule>::<message>`.
@@ -371,6 +388,15 @@ mod tests {
     fn workflow_command_encoding_matches_actions_core() {
         assert_eq!(escape_data("50% done\r\nnext"), "50%25 done%0D%0Anext");
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri_reference("traces/acp/a.jsonl"), "traces/acp/a.jsonl");
+        assert_eq!(
+            uri_reference("/tmp/my trace#1 100%é:x.jsonl"),
+            "/tmp/my%20trace%231%20100%25%C3%A9%3Ax.jsonl"
+        );
     }
 
     #[test]
