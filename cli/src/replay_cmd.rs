@@ -48,7 +48,7 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
 /// the exit code its findings call for.
 fn show(args: &ReplayArgs, replay: &Replay) -> Exit {
     let text = match args.format {
-        OutputFormat::Tree => render::tree(replay),
+        OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {
             let path = args.trace.display();

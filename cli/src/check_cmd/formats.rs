@@ -13,6 +13,7 @@ use serde_json::json;
 use serde_sarif::sarif;
 
 use super::FileReport;
+use crate::terminal::escape_controls;
 
 const SNIPPET_CHARS: usize = 120;
 
@@ -25,6 +26,7 @@ pub(super) fn human(reports: &[FileReport]) -> String {
     };
     let mut out = String::new();
     for report in reports {
+        let path = escape_controls(&report.path, &[]);
         for f in &report.findings {
             let level = match f.severity {
                 Severity::Error => Level::ERROR,
@@ -34,17 +36,18 @@ pub(super) fn human(reports: &[FileReport]) -> String {
             let source = report
                 .lines
                 .get(f.line.saturating_sub(1))
-                .map(|l| shorten(l.trim_end()))
+                .map(|l| shorten(&escape_controls(l.trim_end(), &[])))
                 .unwrap_or_default();
             let help = format!("see `lineage rules {}`", f.rule);
-            let title = level.primary_title(f.message.as_str()).id(f.rule.as_str());
+            let message = escape_controls(&f.message, &[]);
+            let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
             let group = if source.is_empty() {
-                title.element(Level::NOTE.message(format!("at {}:{}", report.path, f.line)))
+                title.element(Level::NOTE.message(format!("at {path}:{}", f.line)))
             } else {
                 title.element(
                     Snippet::source(source.as_str())
                         .line_start(f.line)
-                        .path(report.path.as_str())
+                        .path(path.as_ref())
                         .annotation(AnnotationKind::Primary.span(focus(&source))),
                 )
             };
@@ -368,8 +371,10 @@ pub(super) fn github(reports: &[FileReport]) -> String {
     out
 }
 
-/// Workflow-command data encoding (`@actions/core`'s `escapeData`).
+/// Workflow-command data encoding (`@actions/core`'s `escapeData`), after control
+/// characters other than line breaks are escaped (a runner log renders ANSI sequences).
 fn escape_data(s: &str) -> String {
+    let s = escape_controls(s, &['\n', '\r']);
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
