@@ -1,7 +1,8 @@
 //! lineage's benchmark: each metric is a ratio against a baseline measured in the same
 //! run, interleaved, as the median of several repetitions. Never a timed test.
 //!
-//! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run).
+//! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run,
+//! `-- --append` for the append-scaling ratio alone).
 //! Prints a table, then one JSON line with every metric.
 
 #![allow(
@@ -91,6 +92,45 @@ fn replay_all(text: &str) {
         r.push_line(line).unwrap();
     }
     black_box(r.finish().unwrap().snapshot().map(|s| s.sessions().count()));
+}
+
+/// A Codex trace whose root agent streams one message as `deltas` text deltas (the
+/// `append_scaling` ratio: an append must cost the delta, not the text so far).
+fn delta_trace(deltas: usize) -> String {
+    let mut t = String::from(concat!(
+        r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"thr_root"}"#,
+        "\n",
+        r#"{"from":"client","message":{"id":1,"method":"turn/start","params":{"threadId":"thr_root","input":[{"type":"text","text":"Summarise the build log"}]}},"at":1}"#,
+        "\n",
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"thr_root","turn":{"id":"turn_1","items":[],"status":"inProgress"}}},"at":2}"#,
+        "\n",
+        r#"{"from":"server","message":{"method":"item/started","params":{"threadId":"thr_root","turnId":"turn_1","item":{"type":"agentMessage","id":"msg_1","text":""}}},"at":3}"#,
+        "\n",
+    ));
+    for i in 0..deltas {
+        t.push_str(&format!(
+            r#"{{"from":"server","message":{{"method":"item/agentMessage/delta","params":{{"threadId":"thr_root","turnId":"turn_1","itemId":"msg_1","delta":"word{} "}}}},"at":{}}}"#,
+            i % 10,
+            4 + i
+        ));
+        t.push('\n');
+    }
+    t.push_str(concat!(
+        r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"thr_root","turnId":"turn_1","item":{"type":"agentMessage","id":"msg_1","text":""}}}}"#,
+        "\n",
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"thr_root","turn":{"id":"turn_1","items":[],"status":"completed"}}}}"#,
+        "\n",
+    ));
+    t
+}
+
+/// `replay(300k deltas) / replay(100k deltas)` of one streamed Codex message (linear ⇒ 3).
+fn append_scaling(reps: usize) -> (f64, String) {
+    let (few, many) = (delta_trace(100_000), delta_trace(300_000));
+    let (t_few, t_many) = interleaved(reps, || replay_all(&few), || replay_all(&many));
+    let ratio = t_many.as_secs_f64() / t_few.as_secs_f64();
+    let detail = format!("one Codex message: 100k deltas {t_few:.2?}, 300k deltas {t_many:.2?}");
+    (ratio, detail)
 }
 
 /// A tree with `n` active children under one running root turn.
@@ -363,6 +403,11 @@ fn main() {
     }
     let records = if quick { 100_000 } else { 1_000_000 };
     let reps = if quick { 3 } else { 5 };
+    if std::env::args().any(|a| a == "--append") {
+        let (ratio, detail) = append_scaling(reps);
+        println!("append_scaling {ratio:.3} (target ≤ 3.5): {detail}");
+        return;
+    }
     let mut rows: Vec<(&str, f64, &str, String)> = Vec::new();
     let started = Instant::now();
     let progress = |what: &str| eprintln!("[{:>7.1?}] {what}", started.elapsed());
@@ -457,6 +502,10 @@ fn main() {
         format!("per event at 10k sessions: persistent {ours:.2?}, std clone {theirs:.2?}"),
     ));
 
+    progress("append_scaling");
+    let (append_scaling, detail) = append_scaling(reps);
+    rows.push(("append_scaling", append_scaling, "≤ 3.5", detail));
+
     // retained bytes
     progress("retained bytes");
     let (retained, n) = retained_bytes_per_event(records);
@@ -485,6 +534,7 @@ fn main() {
         "replay_vs_parse": replay_vs_parse,
         "check_vs_parse": check_vs_parse,
         "scaling": scaling,
+        "append_scaling": append_scaling,
         "snapshot_vs_clone": snapshot_vs_clone,
         "retained_bytes_per_event": retained,
         "peak_rss_kib": peak,

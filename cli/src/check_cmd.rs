@@ -3,40 +3,58 @@
 //!
 //! Every input goes through the engine: `acp` traces through the ACP conformance
 //! checker, other formats report the findings of their replay. Exit codes: 0 clean, 1 an error (or, with
-//! `--deny-warnings`, a warning), 2 a usage error or an unreadable or untellable path.
+//! `--deny-warnings`, a warning), 2 a usage error or an unreadable or untellable path
+//! (which every report format lists as a file with its error).
 
 mod formats;
+mod walk;
 
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, Options};
 use lineage_core::finding::Finding;
 use lineage_core::trace::Format;
 
-use crate::{CheckArgs, CheckFormat, Exit, input};
+use crate::{CheckArgs, CheckFormat, Exit, input, terminal};
 
-/// One checked file.
+/// One checked file, or one that could not be checked.
 pub(crate) struct FileReport {
     pub path: String,
-    pub format: Format,
+    /// The trace's format (`None` when the file could not be read or told).
+    pub format: Option<Format>,
     pub findings: Vec<Finding>,
+    /// Why the file could not be checked (unreadable, untellable format).
+    pub error: Option<String>,
     /// The file's lines, for snippets in human output.
     pub lines: Vec<String>,
 }
 
-pub(crate) fn run(args: &CheckArgs) -> Exit {
-    let mut usage_error = false;
-    let mut reports = Vec::new();
-    for path in collect(&args.paths, &mut usage_error) {
-        match check_file(&path, args.format == CheckFormat::Human) {
-            Ok(report) => reports.push(report),
-            Err(message) => {
-                eprintln!("error: {}: {message}", path.display());
-                usage_error = true;
-            }
+impl FileReport {
+    fn failed(path: &Path, error: String) -> Self {
+        Self {
+            path: path.display().to_string(),
+            format: None,
+            findings: Vec::new(),
+            error: Some(error),
+            lines: Vec::new(),
         }
+    }
+}
+
+pub(crate) fn run(args: &CheckArgs) -> Exit {
+    let mut reports = Vec::new();
+    for input in walk::inputs(&args.paths) {
+        let report = match input {
+            Ok(path) => check_file(&path, args.format == CheckFormat::Human)
+                .unwrap_or_else(|error| FileReport::failed(&path, error)),
+            Err((path, error)) => FileReport::failed(&path, error),
+        };
+        if let Some(error) = &report.error {
+            terminal::warn(&format!("error: {}: {error}", report.path));
+        }
+        reports.push(report);
     }
     let text = match args.format {
         CheckFormat::Human => formats::human(&reports),
@@ -45,53 +63,19 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
         CheckFormat::Sarif => formats::sarif(&reports),
         CheckFormat::Github => formats::github(&reports),
     };
-    print!("{text}");
+    if let Err(e) = terminal::print(&text) {
+        terminal::warn(&format!("error: standard output: {e}"));
+        return Exit::Usage;
+    }
     let fails = |f: &Finding| {
         f.severity == Severity::Error || (args.deny_warnings && f.severity == Severity::Warning)
     };
-    if usage_error {
+    if reports.iter().any(|r| r.error.is_some()) {
         Exit::Usage
     } else if reports.iter().flat_map(|r| &r.findings).any(fails) {
         Exit::Findings
     } else {
         Exit::Clean
-    }
-}
-
-/// The files to check: each file path as given, each directory walked (sorted,
-/// recursively) for `*.jsonl`. A missing path is a usage error.
-fn collect(paths: &[PathBuf], usage_error: &mut bool) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            walk(path, &mut files, usage_error);
-        } else if path.is_file() || input::is_stdin(path) {
-            files.push(path.clone());
-        } else {
-            eprintln!("error: {}: no such file or directory", path.display());
-            *usage_error = true;
-        }
-    }
-    files
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, usage_error: &mut bool) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            eprintln!("error: {}: {e}", dir.display());
-            *usage_error = true;
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            walk(&path, files, usage_error);
-        } else if path.extension().is_some_and(|x| x == "jsonl") {
-            files.push(path);
-        }
     }
 }
 
@@ -105,9 +89,9 @@ fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
     let mut lines = Vec::new();
     let failed = input::each_line(path, |line| {
         if keep_lines {
-            lines.push(line.to_owned());
+            lines.push(String::from_utf8_lossy(line).into_owned());
         }
-        match engine.push_line(line) {
+        match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(e),
         }
@@ -118,8 +102,9 @@ fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
     let replay = engine.finish().map_err(|e| e.to_string())?;
     Ok(FileReport {
         path: path.display().to_string(),
-        format: replay.format,
+        format: Some(replay.format),
         findings: replay.findings,
+        error: None,
         lines,
     })
 }

@@ -3,9 +3,10 @@
 //! Owns: opening a path once and handing its physical lines, in order, to a consumer
 //! (the engine), so a pipe or FIFO is read exactly once and never needs a second open to
 //! tell its format.
-//! Never: interprets records (the engine does, detection included) or drops a line:
-//! bytes that are not UTF-8 are replaced, so such a line still reaches the engine and
-//! becomes a located finding.
+//! Any path that is not a directory works: a regular file, a FIFO, `/dev/stdin`; none is
+//! opened twice, none needs seeking.
+//! Never: interprets records (the engine does, detection and UTF-8 included) or drops a
+//! line: each line's bytes reach the consumer as read.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -17,11 +18,11 @@ pub(crate) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Feeds every physical line of `path` (without its line break) to `each` until it
-/// breaks. An I/O error is returned as text for a usage error.
+/// Feeds the bytes of every physical line of `path` (without its `\n` or `\r\n`) to
+/// `each` until it breaks. An I/O error is returned as text for a usage error.
 pub(crate) fn each_line<E>(
     path: &Path,
-    mut each: impl FnMut(&str) -> ControlFlow<E>,
+    mut each: impl FnMut(&[u8]) -> ControlFlow<E>,
 ) -> Result<Option<E>, String> {
     let mut reader: Box<dyn BufRead> = if is_stdin(path) {
         Box::new(std::io::stdin().lock())
@@ -38,9 +39,8 @@ pub(crate) fn each_line<E>(
         {
             return Ok(None);
         }
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.strip_suffix('\n').unwrap_or(&line);
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         if let ControlFlow::Break(e) = each(line) {
             return Ok(Some(e));
         }

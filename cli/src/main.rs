@@ -14,6 +14,7 @@ mod check_cmd;
 mod input;
 mod replay_cmd;
 mod rules_cmd;
+mod terminal;
 
 /// Fold logs of agent events into immutable snapshots of a session tree.
 #[derive(Debug, Parser)]
@@ -145,16 +146,17 @@ fn main() -> ExitCode {
 
 /// `lineage gen`: the trace generator of `lineage-traces`, to a file or stdout.
 fn gen_cmd(args: &GenArgs) -> Exit {
-    use std::io::Write;
     let text = lineage_traces::generator::generate(args.format, args.shape, args.seed);
     let written = match &args.output {
-        Some(path) => std::fs::write(path, text.as_bytes()),
-        None => std::io::stdout().lock().write_all(text.as_bytes()),
+        Some(path) => {
+            std::fs::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => terminal::print(&text).map_err(|e| format!("standard output: {e}")),
     };
     match written {
         Ok(()) => Exit::Clean,
         Err(e) => {
-            eprintln!("error: {e}");
+            terminal::warn(&format!("error: {e}"));
             Exit::Usage
         }
     }

@@ -1,20 +1,19 @@
 //! `lineage replay`: one trace, any format, through the engine; one view printed.
 
-use std::io::Write;
 use std::ops::ControlFlow;
 
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
 
-use crate::{Exit, OutputFormat, ReplayArgs, input};
+use crate::{Exit, OutputFormat, ReplayArgs, input, terminal};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let path = args.trace.display().to_string();
     match read(args) {
         Ok(replay) => show(args, &replay),
         Err(message) => {
-            eprintln!("error: {path}: {message}");
+            terminal::warn(&format!("error: {path}: {message}"));
             Exit::Usage
         }
     }
@@ -32,7 +31,7 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
         if until.is_some_and(|stop| engine.line() >= stop) {
             return ControlFlow::Break(None);
         }
-        match engine.push_line(line) {
+        match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(Some(e)),
         }
@@ -49,25 +48,21 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
 /// the exit code its findings call for.
 fn show(args: &ReplayArgs, replay: &Replay) -> Exit {
     let text = match args.format {
-        OutputFormat::Tree => render::tree(replay),
+        OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {
             let path = args.trace.display();
             for f in &replay.findings {
-                eprintln!(
+                terminal::warn(&format!(
                     "{path}:{}: {}[{}]: {}",
                     f.line, f.severity, f.rule, f.message
-                );
+                ));
             }
             render::mermaid(replay)
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
+    if let Err(e) = terminal::print(&text) {
+        terminal::warn(&format!("error: standard output: {e}"));
         return Exit::Usage;
     }
     if replay

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use lineage_core::acp::rules::MODEL;
 use lineage_core::finding::{Code, Layer, Rule, catalogue};
 
-use crate::{Exit, RulesArgs};
+use crate::{Exit, RulesArgs, terminal};
 
 pub(crate) fn run(args: &RulesArgs) -> Exit {
     let text = match &args.rule {
@@ -14,13 +14,18 @@ pub(crate) fn run(args: &RulesArgs) -> Exit {
         Some(id) => match id.parse::<Code>() {
             Ok(code) => explain(&code.rule()),
             Err(message) => {
-                eprintln!("error: {message}");
+                terminal::warn(&format!("error: {message}"));
                 return Exit::Usage;
             }
         },
     };
-    print!("{text}");
-    Exit::Clean
+    match terminal::print(&text) {
+        Ok(()) => Exit::Clean,
+        Err(e) => {
+            terminal::warn(&format!("error: standard output: {e}"));
+            Exit::Usage
+        }
+    }
 }
 
 fn list() -> String {

@@ -157,8 +157,9 @@ fn check_json(path: &Path) -> String {
     let rel = relative(path);
     let file = CheckedFile {
         path: &rel,
-        format: Format::Acp,
+        format: Some(Format::Acp),
         findings: &checked.findings,
+        error: None,
     };
     lineage_core::acp::render::check_json_string(&[file], true)
 }

@@ -13,6 +13,7 @@ use serde_json::json;
 use serde_sarif::sarif;
 
 use super::FileReport;
+use crate::terminal::escape_controls;
 
 const SNIPPET_CHARS: usize = 120;
 
@@ -25,6 +26,7 @@ pub(super) fn human(reports: &[FileReport]) -> String {
     };
     let mut out = String::new();
     for report in reports {
+        let path = escape_controls(&report.path, &[]);
         for f in &report.findings {
             let level = match f.severity {
                 Severity::Error => Level::ERROR,
@@ -34,17 +36,18 @@ pub(super) fn human(reports: &[FileReport]) -> String {
             let source = report
                 .lines
                 .get(f.line.saturating_sub(1))
-                .map(|l| shorten(l.trim_end()))
+                .map(|l| shorten(&escape_controls(l.trim_end(), &[])))
                 .unwrap_or_default();
             let help = format!("see `lineage rules {}`", f.rule);
-            let title = level.primary_title(f.message.as_str()).id(f.rule.as_str());
+            let message = escape_controls(&f.message, &[]);
+            let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
             let group = if source.is_empty() {
-                title.element(Level::NOTE.message(format!("at {}:{}", report.path, f.line)))
+                title.element(Level::NOTE.message(format!("at {path}:{}", f.line)))
             } else {
                 title.element(
                     Snippet::source(source.as_str())
                         .line_start(f.line)
-                        .path(report.path.as_str())
+                        .path(path.as_ref())
                         .annotation(AnnotationKind::Primary.span(focus(&source))),
                 )
             };
@@ -58,11 +61,16 @@ pub(super) fn human(reports: &[FileReport]) -> String {
         .flat_map(|r| &r.findings)
         .filter(|f| f.severity == Severity::Note)
         .count();
-    let _ = writeln!(
+    let failed = reports.iter().filter(|r| r.error.is_some()).count();
+    let _ = write!(
         out,
         "checked {} file(s): {errors} error(s), {warnings} warning(s), {notes} note(s)",
-        reports.len()
+        reports.len() - failed
     );
+    if failed > 0 {
+        let _ = write!(out, "; {failed} could not be checked");
+    }
+    out.push('\n');
     out
 }
 
@@ -109,6 +117,7 @@ pub(super) fn json(reports: &[FileReport]) -> String {
             path: &r.path,
             format: r.format,
             findings: &r.findings,
+            error: r.error.as_deref(),
         })
         .collect();
     let mut text = check_json_string(&files, true);
@@ -123,7 +132,13 @@ pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
     let mut report = Report::new("lineage check");
     for r in reports {
         let mut suite = TestSuite::new(r.path.as_str());
-        if r.findings.is_empty() {
+        if let Some(error) = &r.error {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_message(error.as_str()).set_type("unreadable");
+            let mut case = TestCase::new("read", status);
+            case.set_classname(r.path.as_str());
+            suite.add_test_case(case);
+        } else if r.findings.is_empty() {
             let mut case = TestCase::new("conformance", TestCaseStatus::success());
             case.set_classname(r.path.as_str());
             suite.add_test_case(case);
@@ -230,11 +245,7 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
             let location = sarif::Location::builder()
                 .physical_location(
                     sarif::PhysicalLocation::builder()
-                        .artifact_location(
-                            sarif::ArtifactLocation::builder()
-                                .uri(r.path.as_str())
-                                .build(),
-                        )
+                        .artifact_location(artifact(&r.path))
                         .region(
                             sarif::Region::builder()
                                 .start_line(i64::try_from(f.line).unwrap_or(i64::MAX))
@@ -260,10 +271,15 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
         .information_uri(env!("CARGO_PKG_REPOSITORY"))
         .rules(rules)
         .build();
-    let run = sarif::Run::builder()
-        .tool(sarif::Tool::builder().driver(driver).build())
-        .results(results)
-        .build();
+    let tool = sarif::Tool::builder().driver(driver).build();
+    let run = match sarif_invocation(reports) {
+        Some(invocation) => sarif::Run::builder()
+            .tool(tool)
+            .results(results)
+            .invocations(vec![invocation])
+            .build(),
+        None => sarif::Run::builder().tool(tool).results(results).build(),
+    };
     let log = sarif::Sarif::builder()
         .version(json!("2.1.0"))
         .schema("https://json.schemastore.org/sarif-2.1.0.json")
@@ -274,10 +290,68 @@ pub(super) fn sarif(reports: &[FileReport]) -> String {
     text
 }
 
+/// The files that could not be checked, as SARIF tool-execution notifications of an
+/// unsuccessful invocation (none when every file was checked).
+fn sarif_invocation(reports: &[FileReport]) -> Option<sarif::Invocation> {
+    let notes: Vec<sarif::Notification> = reports
+        .iter()
+        .filter_map(|r| Some((r, r.error.as_deref()?)))
+        .map(|(r, error)| {
+            let location = sarif::Location::builder()
+                .physical_location(
+                    sarif::PhysicalLocation::builder()
+                        .artifact_location(artifact(&r.path))
+                        .build(),
+                )
+                .build();
+            sarif::Notification::builder()
+                .level(json!("error"))
+                .message(sarif::Message::builder().text(error).build())
+                .locations(vec![location])
+                .build()
+        })
+        .collect();
+    (!notes.is_empty()).then(|| {
+        sarif::Invocation::builder()
+            .execution_successful(false)
+            .tool_execution_notifications(notes)
+            .build()
+    })
+}
+
+fn artifact(path: &str) -> sarif::ArtifactLocation {
+    sarif::ArtifactLocation::builder()
+        .uri(uri_reference(path))
+        .build()
+}
+
+/// A path as a URI reference (RFC 3986): `/` separates segments; every byte but the
+/// unreserved characters (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so a space, `#`,
+/// `%`, `:` or non-ASCII character keeps its meaning as part of the file name.
+fn uri_reference(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri
+}
+
 /// GitHub Actions workflow commands: `::error file=…,line=…,title=<rule>::<message>`.
 pub(super) fn github(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for r in reports {
+        if let Some(error) = &r.error {
+            let _ = writeln!(
+                out,
+                "::error file={}::{}",
+                escape_property(&r.path),
+                escape_data(error)
+            );
+        }
         for f in &r.findings {
             let command = match f.severity {
                 Severity::Error => "error",
@@ -297,8 +371,10 @@ pub(super) fn github(reports: &[FileReport]) -> String {
     out
 }
 
-/// Workflow-command data encoding (`@actions/core`'s `escapeData`).
+/// Workflow-command data encoding (`@actions/core`'s `escapeData`), after control
+/// characters other than line breaks are escaped (a runner log renders ANSI sequences).
 fn escape_data(s: &str) -> String {
+    let s = escape_controls(s, &['\n', '\r']);
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -317,6 +393,15 @@ mod tests {
     fn workflow_command_encoding_matches_actions_core() {
         assert_eq!(escape_data("50% done\r\nnext"), "50%25 done%0D%0Anext");
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri_reference("traces/acp/a.jsonl"), "traces/acp/a.jsonl");
+        assert_eq!(
+            uri_reference("/tmp/my trace#1 100%é:x.jsonl"),
+            "/tmp/my%20trace%231%20100%25%C3%A9%3Ax.jsonl"
+        );
     }
 
     #[test]

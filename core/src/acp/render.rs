@@ -170,10 +170,12 @@ pub(crate) fn json_string(view: &View, findings: &[Finding], pretty: bool) -> St
 pub struct CheckedFile<'a> {
     /// The path as given or walked.
     pub path: &'a str,
-    /// The trace's format.
-    pub format: Format,
+    /// The trace's format (`None` when the file could not be read or told).
+    pub format: Option<Format>,
     /// Its findings, in line order.
     pub findings: &'a [Finding],
+    /// Why the file could not be checked.
+    pub error: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -185,8 +187,10 @@ struct CheckJson<'a> {
 #[derive(Serialize)]
 struct FileJson<'a> {
     path: &'a str,
-    format: &'static str,
+    format: Option<&'static str>,
     findings: Vec<FindingJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -194,6 +198,13 @@ struct SummaryJson {
     files: usize,
     errors: usize,
     warnings: usize,
+    /// Files that could not be checked (omitted when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    unreadable: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// `lineage check --format json` (docs/contract.md): `{"files":[{"path","format","findings":
@@ -201,7 +212,7 @@ struct SummaryJson {
 ///
 /// ```
 /// use lineage_core::acp::render::{check_json_string, CheckedFile};
-/// let file = CheckedFile { path: "t.jsonl", format: lineage_core::trace::Format::Acp, findings: &[] };
+/// let file = CheckedFile { path: "t.jsonl", format: Some(lineage_core::trace::Format::Acp), findings: &[], error: None };
 /// let text = check_json_string(&[file], false);
 /// assert!(text.starts_with(r#"{"files":[{"path":"t.jsonl","format":"acp","findings":[]}]"#));
 /// ```
@@ -213,14 +224,16 @@ pub fn check_json_string(files: &[CheckedFile<'_>], pretty: bool) -> String {
             .iter()
             .map(|f| FileJson {
                 path: f.path,
-                format: f.format.as_str(),
+                format: f.format.map(Format::as_str),
                 findings: f.findings.iter().map(FindingJson::from).collect(),
+                error: f.error,
             })
             .collect(),
         summary: SummaryJson {
             files: files.len(),
             errors: count(crate::tree::Severity::Error),
             warnings: count(crate::tree::Severity::Warning),
+            unreadable: files.iter().filter(|f| f.error.is_some()).count(),
         },
     };
     if pretty {

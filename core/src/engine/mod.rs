@@ -33,6 +33,7 @@
 //! ```
 
 mod detect;
+mod reader;
 
 use serde_json::Value;
 
@@ -42,9 +43,10 @@ pub use crate::output::Output;
 
 use crate::finding::{Code, Finding};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
-use crate::trace::{self, CanonicalRecord, Format, Header};
+use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Event, Millis, Snapshot};
 use detect::Detector;
+use reader::{Clock, Declared};
 
 /// What the engine needs that a trace header may also say. Options win over the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,9 +152,13 @@ pub struct Engine {
     detector: Detector,
     arm: Option<Arm>,
     snapshot: Snapshot,
+    /// Every finding but the ACP checker's (which it keeps itself).
     findings: Vec<Finding>,
     line: usize,
     seen_content: bool,
+    /// The line of the header, when the trace has one.
+    header_line: Option<usize>,
+    clock: Clock,
 }
 
 impl Engine {
@@ -167,6 +173,8 @@ impl Engine {
             findings: Vec::new(),
             line: 0,
             seen_content: false,
+            header_line: None,
+            clock: Clock::default(),
         }
     }
 
@@ -198,22 +206,67 @@ impl Engine {
         }
     }
 
-    /// Every finding so far, in the order raised (end-of-trace ones come from
+    /// Every finding so far, in line order (end-of-trace ones come from
     /// [`Engine::finish`]).
-    pub fn findings(&self) -> &[Finding] {
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut all = self.findings.clone();
+        all.extend_from_slice(self.checker_findings(0));
+        all.sort_by_key(|f| f.line);
+        all
+    }
+
+    /// The ACP checker's findings from the `from`th on (none in other formats).
+    fn checker_findings(&self, from: usize) -> &[Finding] {
         match &self.arm {
-            Some(Arm::Acp(checker)) => checker.findings(),
-            _ => &self.findings,
+            Some(Arm::Acp(checker)) => checker.findings().get(from..).unwrap_or_default(),
+            _ => &[],
         }
     }
 
-    /// Keeps a copy of an output's findings for the final [`Replay`] (the checker keeps
-    /// its own).
-    fn keep(&mut self, out: Output) -> Output {
-        if !matches!(self.arm, Some(Arm::Acp(_))) {
-            self.findings.extend(out.findings.iter().cloned());
-        }
+    /// How many findings the ACP checker holds (before a push, for [`Engine::keep`]).
+    fn checker_count(&self) -> usize {
+        self.checker_findings(0).len()
+    }
+
+    /// Keeps a copy of an output's findings for the final [`Replay`], then adds the
+    /// findings the ACP checker raised since it held `before` (it keeps its own).
+    fn keep(&mut self, mut out: Output, before: usize) -> Output {
+        self.findings.extend(out.findings.iter().cloned());
+        out.findings
+            .extend_from_slice(self.checker_findings(before.min(self.checker_count())));
         out
+    }
+
+    /// How the trace's format was declared, for a malformed line's message.
+    fn declared(&self) -> Declared {
+        match (&self.header, self.options.format) {
+            (Some(h), _) => Declared::Header(h.format),
+            (None, Some(f)) => Declared::Options(f),
+            (None, None) => Declared::Detected,
+        }
+    }
+
+    /// Pushes the next physical line as the bytes read. Bytes that are not UTF-8 are
+    /// reported at this line (`invalid-utf8`) and replaced by U+FFFD; the line is then
+    /// read as [`Engine::push_line`] reads it, so the record still applies.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// let mut engine = Engine::new(Options::default());
+    /// let out = engine.push_bytes(b"{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\xFF\"}}").unwrap();
+    /// assert_eq!(out.findings[0].rule, "invalid-utf8");
+    /// assert!(engine.snapshot().session(&"R\u{FFFD}".into()).is_some());
+    /// ```
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<Output, EngineError> {
+        let offset = match std::str::from_utf8(bytes) {
+            Ok(text) => return self.push_line(text),
+            Err(e) => e.valid_up_to(),
+        };
+        let finding = reader::invalid_utf8(self.line + 1, offset);
+        self.findings.push(finding.clone());
+        let mut out = self.push_line(&String::from_utf8_lossy(bytes))?;
+        out.findings.insert(0, finding);
+        Ok(out)
     }
 
     /// Pushes the next physical line of a trace (a header, a record or a blank line).
@@ -232,17 +285,20 @@ impl Engine {
         }
         let first = !self.seen_content;
         self.seen_content = true;
-        if first && let Some(header) = trace::parse_header(text) {
-            let mut out = Output::default();
-            match header {
-                Ok(h) => self.set_header(h),
-                Err(e) => out.findings.push(Finding::new(
-                    self.line,
-                    Code::MalformedRecord,
-                    e.to_string(),
-                )),
+        let before = self.checker_count();
+        if trace::may_be_header(text)
+            && let Some(header) = trace::parse_header(text)
+        {
+            let findings = reader::header_findings(self.line, self.header_line, first, &header);
+            if let (true, Ok(h)) = (first, header) {
+                self.header_line = Some(self.line);
+                self.set_header(h);
             }
-            return Ok(self.keep(out));
+            let out = Output {
+                changes: Vec::new(),
+                findings,
+            };
+            return Ok(self.keep(out, before));
         }
         if self.arm.is_none() {
             match self.options.format.or_else(|| detect::from_line(text)) {
@@ -257,7 +313,7 @@ impl Engine {
         }
         let mut out = self.release_held();
         out.append(self.line_record(self.line, text));
-        Ok(self.keep(out))
+        Ok(self.keep(out, before))
     }
 
     /// Pushes an already-parsed provider record (`codex-app-server`, `claude-sdk`, or an
@@ -279,6 +335,7 @@ impl Engine {
     pub fn push_record(&mut self, record: ProviderRecord) -> Result<Output, EngineError> {
         self.line += 1;
         self.seen_content = true;
+        let before = self.checker_count();
         if self.arm.is_none() {
             let format = self
                 .options
@@ -291,15 +348,13 @@ impl Engine {
         let mut out = self.release_held();
         out.append(match self.arm.as_mut() {
             Some(Arm::Acp(checker)) => {
-                let before = checker.findings().len();
+                let mut findings = Vec::new();
+                let problem = record.at_problem();
+                self.clock.stamp(line, record.at, problem, &mut findings);
                 checker.push_value(line, &record.into_acp_value());
                 Output {
                     changes: Vec::new(),
-                    findings: checker
-                        .findings()
-                        .get(before..)
-                        .unwrap_or_default()
-                        .to_vec(),
+                    findings,
                 }
             }
             Some(Arm::Canonical) | None => {
@@ -310,7 +365,7 @@ impl Engine {
             }
             Some(_) => self.provider_record(line, record),
         });
-        Ok(self.keep(out))
+        Ok(self.keep(out, before))
     }
 
     /// Pushes a canonical event (a `canonical` trace, or no format yet); it counts as the
@@ -328,9 +383,10 @@ impl Engine {
             });
         }
         let mut out = Output::default();
+        self.clock.stamp(self.line, at, None, &mut out.findings);
         let mut cx = Ctx::new(self.line, at, &mut self.snapshot, &mut out);
         cx.emit(event);
-        Ok(self.keep(out))
+        Ok(self.keep(out, 0))
     }
 
     /// The next instant (ms, the records' clock) at which a time rule fires if no record
@@ -346,7 +402,7 @@ impl Engine {
     /// fires. Records with an `at` advance time the same way before they apply.
     pub fn handle_timeout(&mut self, now: Millis) -> Output {
         let out = self.timeouts(self.line, now);
-        self.keep(out)
+        self.keep(out, 0)
     }
 
     /// The trace ended: adapters and the checker report what is still pending (held
@@ -356,6 +412,7 @@ impl Engine {
             let format = self.options.format.ok_or(EngineError::UnknownFormat)?;
             self.start(format);
         }
+        let before = self.checker_count();
         let mut out = self.release_held();
         let mut cx = Ctx::new(self.line, None, &mut self.snapshot, &mut out);
         match &mut self.arm {
@@ -363,7 +420,7 @@ impl Engine {
             Some(Arm::Claude(adapter)) => adapter.finish(&mut cx),
             Some(Arm::Acp(_) | Arm::Canonical) | None => {}
         }
-        self.keep(out);
+        self.keep(out, before);
         Ok(self.into_replay(true))
     }
 
@@ -374,23 +431,26 @@ impl Engine {
             let format = self.options.format.ok_or(EngineError::UnknownFormat)?;
             self.start(format);
         }
+        let before = self.checker_count();
         let out = self.release_held();
-        self.keep(out);
+        self.keep(out, before);
         Ok(self.into_replay(false))
     }
 
     fn into_replay(self, ended: bool) -> Replay {
         let format = self.format().unwrap_or(Format::Canonical);
-        let (state, mut findings) = match self.arm {
+        let mut findings = self.findings;
+        let state = match self.arm {
             Some(Arm::Acp(checker)) if ended => {
-                let (view, findings) = checker.finish();
-                (State::Acp(view), findings)
+                let (view, checked) = checker.finish();
+                findings.extend(checked);
+                State::Acp(view)
             }
-            Some(Arm::Acp(checker)) => (
-                State::Acp(checker.view().clone()),
-                checker.findings().to_vec(),
-            ),
-            _ => (State::Tree(self.snapshot), self.findings),
+            Some(Arm::Acp(checker)) => {
+                findings.extend_from_slice(checker.findings());
+                State::Acp(checker.view().clone())
+            }
+            _ => State::Tree(self.snapshot),
         };
         findings.sort_by_key(|f| f.line);
         Replay {
@@ -443,46 +503,50 @@ impl Engine {
     }
 
     /// One record line of the resolved format.
+    /// One record line of the resolved format (the ACP checker keeps its own findings).
     fn line_record(&mut self, line: usize, text: &str) -> Output {
         let mut out = Output::default();
+        let declared = self.declared();
         match &mut self.arm {
             None => {}
             Some(Arm::Canonical) => {
                 match trace::parse_line::<CanonicalRecord>(text, Format::Canonical) {
                     Ok((record, note)) => {
                         depth_note(&mut out, line, note);
+                        let (at, problem) = (record.at, record.at_problem.as_deref());
+                        self.clock.stamp(line, at, problem, &mut out.findings);
                         let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out);
                         cx.emit(record.event);
                     }
-                    Err(e) => {
-                        out.findings
-                            .push(Finding::new(line, Code::MalformedRecord, e.to_string()))
-                    }
+                    Err(e) => out
+                        .findings
+                        .push(reader::malformed(line, &e, declared, text)),
                 }
             }
-            Some(Arm::Acp(checker)) => {
-                let before = checker.findings().len();
-                match trace::parse_line::<Value>(text, Format::Acp) {
-                    Ok((value, note)) => {
-                        depth_note(&mut out, line, note);
-                        checker.push_value(line, &value);
-                    }
-                    Err(e) => checker.malformed(line, e.to_string()),
+            Some(Arm::Acp(checker)) => match trace::parse_line::<Value>(text, Format::Acp) {
+                Ok((value, note)) => {
+                    depth_note(&mut out, line, note);
+                    let at = value.get("at").map_or(At::Absent, At::read);
+                    let (at, problem) = at.split();
+                    self.clock
+                        .stamp(line, at, problem.as_deref(), &mut out.findings);
+                    checker.push_value(line, &value);
                 }
-                let new = checker.findings().get(before..).unwrap_or_default();
-                out.findings.extend(new.iter().cloned());
-            }
+                Err(e) => checker.malformed(line, e.to_string()),
+            },
             Some(Arm::Codex(_) | Arm::Claude(_)) => {
                 let format = self.format().unwrap_or(Format::CodexAppServer);
                 match providers::parse_record(text, format) {
                     Ok((record, note)) => {
                         depth_note(&mut out, line, note);
+                        let problem = record.at_problem();
+                        self.clock
+                            .stamp(line, record.at, problem, &mut out.findings);
                         out.append(self.provider_record(line, record));
                     }
-                    Err(e) => {
-                        out.findings
-                            .push(Finding::new(line, Code::MalformedRecord, e.to_string()))
-                    }
+                    Err(e) => out
+                        .findings
+                        .push(reader::malformed(line, &e, declared, text)),
                 }
             }
         }
@@ -537,5 +601,7 @@ fn depth_note(out: &mut Output, line: usize, note: Option<String>) {
     }
 }
 
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod tests;

@@ -130,7 +130,12 @@ codes! {
     // Trace reader (every format).
     MalformedRecord = "malformed-record", Error, Acp(Party::Both);
     ValueDepthLimited = "value-depth-limited", Note, Trace;
+    InvalidUtf8 = "invalid-utf8", Error, Trace;
+    AtInvalid = "at-invalid", Warning, Trace;
+    AtBackwards = "at-backwards", Note, Trace;
+    UnknownHeaderVersion = "unknown-header-version", Warning, Trace;
     // Canonical reducer.
+    EmptyId = "empty-id", Error, Reducer;
     UnknownSession = "unknown-session", Error, Reducer;
     DeletedSession = "deleted-session", Warning, Reducer;
     WrongSessionKind = "wrong-session-kind", Error, Reducer;

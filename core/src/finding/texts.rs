@@ -50,7 +50,93 @@ pub(super) const ENTRIES: &[Entry] = &[
             "Fix: nothing to fix when the deep part is payload; if a value below level 100 matters, flatten it in the producer.",
         ),
     },
+    Entry {
+        id: "invalid-utf8",
+        summary: "a line whose bytes are not valid UTF-8: read with U+FFFD in their place",
+        definition: concat!(
+            "Trace reader, error. JSON text exchanged between systems must be UTF-8, and a line that is not cannot be read ",
+            "as it was written. The invalid bytes (for instance a Latin-1 `é` inside a string value) are replaced by U+FFFD ",
+            "and the line is then read as usual, so the record still applies and nothing else of it is lost; the finding names ",
+            "the line and the byte offset of the first invalid byte. The engine reports it whatever the embedder, ",
+            "for lines pushed as bytes (`Engine::push_bytes`, which the CLI uses).",
+        ),
+        source: "RFC 8259 (JSON), section 8.1",
+        quote: "JSON text exchanged between systems that are not part of a closed ecosystem MUST be encoded using UTF-8.",
+        example: concat!(
+            "{\"event\":{\"type\":\"session_titled\",\"session\":\"R\",\"title\":\"caf<0xE9>\"}}  <- error (byte 61 is not UTF-8; the title reads \"caf\u{FFFD}\")",
+            "\n",
+            "Fix: write the trace as UTF-8 (convert Latin-1 or Windows-1252 logs with `iconv -f latin1 -t utf-8`).",
+        ),
+    },
+    Entry {
+        id: "at-invalid",
+        summary: "a record's `at` is not a number of milliseconds in range: the record applies without a time",
+        definition: concat!(
+            "Trace reader, warning. `at` must be a non-negative JSON number of milliseconds below 2^64 (fractions are truncated). ",
+            "Any other value (a negative number, 2^64 or more such as `1e40`, a string, an object) is reported at its line, ",
+            "and the record is applied as if it had no `at`: nothing of it is dropped, but it cannot advance time ",
+            "(a time rule such as the Claude continuation guard's 30 s wait neither starts nor fires from it).",
+        ),
+        source: "lineage, docs/contract.md (trace files)",
+        quote: "",
+        example: concat!(
+            r#"{"event":{"type":"user_submitted","session":"R","text":"go"},"at":1e40}  <- warning (`at` 1e40 is not a time; applied without one)"#,
+            "\n",
+            "Fix: write `at` as integer milliseconds (a Unix epoch in ms, or ms since the capture started).",
+        ),
+    },
+    Entry {
+        id: "at-backwards",
+        summary: "a record's `at` is earlier than an earlier record's",
+        definition: concat!(
+            "Trace reader, note. Records are applied in line order; their `at` is expected not to decrease. ",
+            "A record whose `at` is below the latest `at` read so far is applied as usual, with its own `at`, and reported with the line of that latest time. ",
+            "Usually the capture merged two clocks or two streams out of order.",
+        ),
+        source: "lineage, docs/contract.md (trace files)",
+        quote: "",
+        example: concat!(
+            r#"{"event":{"type":"root_session_created","session":"R"},"at":10}"#,
+            "\n",
+            r#"{"event":{"type":"user_submitted","session":"R","text":"go"},"at":4}  <- note (4 is earlier than 10 at line 1)"#,
+            "\n",
+            "Fix: capture with one monotonic clock, and write records in the order they were observed.",
+        ),
+    },
+    Entry {
+        id: "unknown-header-version",
+        summary: "the trace header names a `version` this lineage does not know: records are read as version 1",
+        definition: concat!(
+            "Trace reader, warning. The header's `version` must be the integer 1 (the only version of the trace format so far; ",
+            "a header without `version` is version 1). Another value is reported at line 1 and the trace is still read as version 1, ",
+            "so its findings may come from a difference between the versions rather than from the trace.",
+        ),
+        source: "lineage, docs/contract.md (trace files)",
+        quote: "",
+        example: concat!(
+            r#"{"lineage":"trace","format":"canonical","version":2}  <- warning (version 2 is unknown; read as version 1)"#,
+            "\n",
+            "Fix: write `\"version\":1`, or use the lineage release that defines the newer version.",
+        ),
+    },
     // ---------------------------------------------------------------- canonical reducer
+    Entry {
+        id: "empty-id",
+        summary: "an event whose session, request, call or message id is the empty string",
+        definition: concat!(
+            "Reducer, error. Every id field of a canonical event (`session`, `parent_session`, `tool_call`, `call`, `request`, `message`) ",
+            "must be a non-empty string: a turn id is `<session>#<n>`, so a session named `\"\"` would print turn ids such as `#1` ",
+            "that no reader can parse back. The event is rejected; the snapshot is unchanged. From a provider trace it means the ",
+            "provider's own id (a Codex `threadId`, a Claude `session_id` or `tool_use.id`) was empty.",
+        ),
+        source: "lineage, docs/contract.md (canonical identities)",
+        quote: "",
+        example: concat!(
+            r#"{"event":{"type":"root_session_created","session":""}}  <- error (empty `session`)"#,
+            "\n",
+            "Fix: use the provider's non-empty id; an adapter that has none yet holds the record until it has one.",
+        ),
+    },
     Entry {
         id: "unknown-session",
         summary: "an event names a session that was never created",

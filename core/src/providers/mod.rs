@@ -18,20 +18,42 @@ use serde_json::Value;
 
 use crate::finding::{Code, Finding};
 use crate::output::Output;
-use crate::trace::{Format, RecordError};
+use crate::trace::{At, Format, RecordError};
 use crate::tree::{Event, Millis, Snapshot, Step};
 
 /// One record of a provider trace.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "RecordWire")]
 pub struct ProviderRecord {
     /// Which side wrote the message (`server`/`client` for Codex, `cli`/`host` for Claude,
     /// `client`/`agent` for ACP).
     pub from: String,
     /// The provider's message.
     pub message: Value,
-    /// Milliseconds, when the record carries them.
-    #[serde(default, deserialize_with = "crate::trace::deserialize_at")]
+    /// Milliseconds, when the record carries a valid `at`.
     pub at: Option<Millis>,
+    /// Why a parsed record's `at` is not a time (the record still applies, without one).
+    at_problem: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RecordWire {
+    from: String,
+    message: Value,
+    #[serde(default)]
+    at: At,
+}
+
+impl From<RecordWire> for ProviderRecord {
+    fn from(w: RecordWire) -> Self {
+        let (at, at_problem) = w.at.split();
+        Self {
+            from: w.from,
+            message: w.message,
+            at,
+            at_problem,
+        }
+    }
 }
 
 impl ProviderRecord {
@@ -41,7 +63,13 @@ impl ProviderRecord {
             from: from.into(),
             message,
             at,
+            at_problem: None,
         }
+    }
+
+    /// Why the record's `at`, as read from a trace line, is not a time.
+    pub(crate) fn at_problem(&self) -> Option<&str> {
+        self.at_problem.as_deref()
     }
 
     /// The record as an `acp` trace line's value.

@@ -101,7 +101,7 @@ struct MessageView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a str>,
     role: crate::tree::Role,
-    text: &'a str,
+    text: &'a crate::tree::MessageText,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     history: bool,
 }

@@ -93,6 +93,9 @@ pub enum RecordError {
     /// Not JSON at all.
     #[error("not JSON: {0}")]
     NotJson(String),
+    /// A header (`"lineage":"trace"`) that is not a valid one.
+    #[error("not a valid trace header: {0}")]
+    Header(String),
     /// JSON, but not a record of this format.
     #[error("not a valid {format} record: {reason}")]
     Invalid {
@@ -116,13 +119,34 @@ pub fn parse_header(line: &str) -> Option<Result<Header, RecordError>> {
         None => Err(UnknownFormat("<missing>".into())),
     };
     Some(match format {
-        Err(e) => Err(RecordError::NotJson(format!("header: {e}"))),
+        Err(e) => Err(RecordError::Header(e.to_string())),
         Ok(format) => Ok(Header {
             format,
             version: obj.get("version").and_then(Value::as_u64).unwrap_or(1),
             fields: obj.clone(),
         }),
     })
+}
+
+/// The only header version there is so far.
+pub const HEADER_VERSION: u64 = 1;
+
+impl Header {
+    /// Why the header's `version` is not one this lineage knows (absent means 1).
+    pub fn version_problem(&self) -> Option<String> {
+        let version = self.fields.get("version")?;
+        (version.as_u64() != Some(HEADER_VERSION)).then(|| {
+            format!(
+                "trace header version {version} is unknown (this lineage reads version {HEADER_VERSION}); \
+                 the records are read as version {HEADER_VERSION}"
+            )
+        })
+    }
+}
+
+/// Does this line look like a header (before parsing it as one)?
+pub(crate) fn may_be_header(line: &str) -> bool {
+    line.contains("\"lineage\"")
 }
 
 /// Guesses the format from the records' shape: `event` ⇒ canonical; `from` of
@@ -162,12 +186,80 @@ pub fn detect_format(text: &str) -> Option<Format> {
 
 /// One record of a `canonical` trace.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "CanonicalWire")]
 pub struct CanonicalRecord {
     /// The event.
     pub event: Event,
-    /// Milliseconds, when the record carries them.
-    #[serde(default, deserialize_with = "deserialize_at")]
+    /// Milliseconds, when the record carries a valid `at`.
     pub at: Option<Millis>,
+    /// Why the record's `at` is not a time (the record still applies, without one).
+    pub at_problem: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CanonicalWire {
+    event: Event,
+    #[serde(default)]
+    at: At,
+}
+
+impl From<CanonicalWire> for CanonicalRecord {
+    fn from(w: CanonicalWire) -> Self {
+        let (at, at_problem) = w.at.split();
+        Self {
+            event: w.event,
+            at,
+            at_problem,
+        }
+    }
+}
+
+/// A record's `at` as read: absent (or null), a time, or a value that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) enum At {
+    /// No `at`.
+    #[default]
+    Absent,
+    /// Milliseconds.
+    Time(Millis),
+    /// Not a non-negative number of milliseconds below 2^64: why.
+    Invalid(String),
+}
+
+impl At {
+    /// Reads an `at` value: a non-negative number below 2^64 (fractions truncated).
+    pub(crate) fn read(value: &Value) -> At {
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0; // 2^64
+        if value.is_null() {
+            return At::Absent;
+        }
+        if let Some(ms) = value.as_u64() {
+            return At::Time(ms);
+        }
+        match value.as_f64() {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Some(f) if (0.0..LIMIT).contains(&f) => At::Time(f as u64),
+            _ => At::Invalid(format!(
+                "`at` must be a non-negative number of milliseconds below 2^64, got {value}; \
+                 the record is applied without a time"
+            )),
+        }
+    }
+
+    /// The time, and why there is none when the value was not one.
+    pub(crate) fn split(self) -> (Option<Millis>, Option<String>) {
+        match self {
+            At::Absent => (None, None),
+            At::Time(ms) => (Some(ms), None),
+            At::Invalid(why) => (None, Some(why)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for At {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(|v| At::read(&v))
+    }
 }
 
 /// Parses one line of a `canonical` trace.
@@ -220,26 +312,6 @@ pub fn in_record(e: &serde_json::Error) -> String {
     }
 }
 
-/// `at`: a non-negative number of milliseconds (fractions are truncated).
-pub(crate) fn deserialize_at<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Millis>, D::Error> {
-    let value = Option::<serde_json::Number>::deserialize(d)?;
-    let Some(n) = value else {
-        return Ok(None);
-    };
-    if let Some(ms) = n.as_u64() {
-        return Ok(Some(ms));
-    }
-    match n.as_f64() {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(f) if (0.0..1.8e19).contains(&f) => Ok(Some(f as u64)),
-        _ => Err(serde::de::Error::custom(format!(
-            "`at` must be a non-negative number of milliseconds, got {n}"
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,13 +354,23 @@ mod tests {
     }
 
     #[test]
-    fn at_accepts_integers_and_fractions_and_rejects_negatives() {
-        let ok = |s: &str| parse_canonical(s).map(|r| r.at);
+    fn at_accepts_integers_and_fractions_and_keeps_the_record_without_a_bad_one() {
+        let at = |s: &str| parse_canonical(s).map(|r| (r.at, r.at_problem.is_some()));
         let e = r#""event":{"type":"child_turn_started","session":"A"}"#;
-        assert_eq!(ok(&format!("{{{e},\"at\":5}}")).unwrap(), Some(5));
-        assert_eq!(ok(&format!("{{{e},\"at\":5.9}}")).unwrap(), Some(5));
-        assert_eq!(ok(&format!("{{{e}}}")).unwrap(), None);
-        assert!(ok(&format!("{{{e},\"at\":-1}}")).is_err());
-        assert!(ok(&format!("{{{e},\"at\":\"5\"}}")).is_err());
+        assert_eq!(at(&format!("{{{e},\"at\":5}}")), Ok((Some(5), false)));
+        assert_eq!(at(&format!("{{{e},\"at\":5.9}}")), Ok((Some(5), false)));
+        assert_eq!(at(&format!("{{{e}}}")), Ok((None, false)));
+        assert_eq!(at(&format!("{{{e},\"at\":null}}")), Ok((None, false)));
+        for bad in ["-1", "\"5\"", "1e40", "18446744073709551616", "{}"] {
+            assert_eq!(
+                at(&format!("{{{e},\"at\":{bad}}}")),
+                Ok((None, true)),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            at(&format!("{{{e},\"at\":18446744073709551615}}")),
+            Ok((Some(u64::MAX), false))
+        );
     }
 }

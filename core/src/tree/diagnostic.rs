@@ -20,6 +20,14 @@ use crate::ids::{Alias, RequestId, SessionId, TurnId};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Diagnostic {
+    /// An id field of the event is the empty string.
+    #[error("`{event}` has an empty `{field}`; an id must not be empty, so the event is rejected")]
+    EmptyId {
+        /// The event's type tag.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+    },
     /// The event names a session that was never created.
     #[error("session `{0}` is unknown")]
     UnknownSession(SessionId),
@@ -207,6 +215,7 @@ impl Diagnostic {
     /// The stable kebab-case code.
     pub fn code(&self) -> Code {
         match self {
+            Diagnostic::EmptyId { .. } => Code::EmptyId,
             Diagnostic::UnknownSession(_) => Code::UnknownSession,
             Diagnostic::DeletedSession(_) => Code::DeletedSession,
             Diagnostic::WrongSessionKind { .. } => Code::WrongSessionKind,

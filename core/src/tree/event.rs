@@ -257,6 +257,46 @@ impl Event {
         }
     }
 
+    /// The first id field that is the empty string (ids name sessions, turns, requests,
+    /// calls and messages, and `<session>#<n>` of an empty session would not parse).
+    pub fn empty_id(&self) -> Option<&'static str> {
+        let empty = |id: &str| id.is_empty();
+        match self {
+            Event::ChildSpawned {
+                parent_session,
+                tool_call,
+                ..
+            } => {
+                if empty(parent_session.as_str()) {
+                    return Some("parent_session");
+                }
+                if tool_call.as_ref().is_some_and(|c| empty(c.as_str())) {
+                    return Some("tool_call");
+                }
+            }
+            Event::UserSubmitted {
+                message: Some(m), ..
+            }
+            | Event::Message {
+                message: Some(m), ..
+            } if empty(m.as_str()) => return Some("message"),
+            Event::ToolCallStarted { call, .. } | Event::ToolCallCompleted { call, .. }
+                if empty(call.as_str()) =>
+            {
+                return Some("call");
+            }
+            Event::InteractionRequested { request, .. }
+            | Event::InteractionAnswered { request, .. }
+            | Event::InteractionResolved { request, .. }
+                if empty(request.as_str()) =>
+            {
+                return Some("request");
+            }
+            _ => {}
+        }
+        empty(self.session().as_str()).then_some("session")
+    }
+
     /// The event's `type` tag, as in the trace format.
     pub fn name(&self) -> &'static str {
         match self {

@@ -11,6 +11,7 @@ mod invariants;
 mod model;
 mod reduce;
 mod snapshot;
+mod text;
 
 pub use change::Change;
 pub use diagnostic::{Diagnostic, Severity};
@@ -22,3 +23,4 @@ pub use model::{
     SessionKind, ToolCall, ToolStatus, Turn,
 };
 pub use snapshot::{Snapshot, Step};
+pub use text::MessageText;

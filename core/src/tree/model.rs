@@ -14,6 +14,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet, Vector};
 use serde::{Deserialize, Serialize};
 
+use super::text::MessageText;
 use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
 /// Milliseconds, as carried by a trace record's `at` (time is data, never read from a clock).
@@ -291,8 +292,8 @@ pub struct Message {
     pub turn: u32,
     /// Speaker.
     pub role: Role,
-    /// Text, with streamed deltas appended.
-    pub text: Arc<str>,
+    /// Text, with streamed deltas appended (as chunks: an append costs the delta).
+    pub text: MessageText,
     /// Arrived after its turn had settled: kept as history, changed nothing.
     pub history: bool,
 }

@@ -88,7 +88,7 @@ fn held_records_replay_in_order_into_the_single_initial_child_turn() {
     assert_eq!(state(&r, "A#1"), "running");
     assert_eq!(state(&r, "A#2"), "absent");
     let session = r.snapshot().unwrap().session(&"A".into()).unwrap();
-    assert_eq!(&*session.messages[0].text, "hello");
+    assert_eq!(session.messages[0].text, "hello");
     assert_eq!(
         state(&r, "R#1"),
         "running",

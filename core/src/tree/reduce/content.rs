@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Message, Role, SessionKind, ToolCall, ToolStatus};
+use super::super::text::MessageText;
 use super::tx::{Rejected, Tx};
 use crate::ids::{Alias, CallId, MessageId, SessionId, TurnId};
 
@@ -60,8 +61,7 @@ pub(super) fn append_message(
         if let Some(&index) = id.and_then(|id| s.message_index.get(id))
             && let Some(existing) = s.messages.get_mut(index)
         {
-            let existing = Arc::make_mut(existing);
-            existing.text = Arc::from(format!("{}{text}", existing.text));
+            Arc::make_mut(existing).text.push(text);
             return index;
         }
         let index = s.messages.len();
@@ -69,7 +69,7 @@ pub(super) fn append_message(
             id: id.cloned(),
             turn: turn.ordinal(),
             role,
-            text: Arc::from(text),
+            text: MessageText::new(text),
             history,
         }));
         if let Some(id) = id {

@@ -61,6 +61,12 @@ pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step 
 const DEBUG_CHECK_LIMIT: usize = 256;
 
 fn dispatch(tx: &mut Tx, event: &Event) -> Result<(), Rejected> {
+    if let Some(field) = event.empty_id() {
+        return Err(super::diagnostic::Diagnostic::EmptyId {
+            event: event.name(),
+            field,
+        });
+    }
     match event {
         Event::RootSessionCreated {
             session,

@@ -793,3 +793,32 @@ fn canceled_turns_do_not_keep_transport_errors() {
     ));
     assert_eq!(f.last().turn(&"R#1".parse().unwrap()).unwrap().error, None);
 }
+
+#[test]
+fn a_streamed_delta_appends_without_copying_the_text_already_there() {
+    let long = "x".repeat(crate::tree::text::SMALL_CHUNK);
+    let delta = |text: &str| Event::Message {
+        session: "A".into(),
+        message: Some("m1".into()),
+        role: Role::Assistant,
+        text: text.into(),
+    };
+    let f = fold(&[
+        root("R"),
+        submit("R"),
+        spawn("A", "R"),
+        c_start("A"),
+        delta(&long),
+        delta("two"),
+    ]);
+    let text = |s: &Snapshot| s.session(&"A".into()).unwrap().messages[0].text.clone();
+    let (before, after) = (text(&f.snapshots[5]), text(f.last()));
+    assert_eq!(before, long.as_str());
+    assert_eq!(after, format!("{long}two").as_str());
+    // The earlier snapshot keeps its text; the new one adds a chunk and shares the first.
+    assert_eq!(after.chunks().collect::<Vec<_>>(), [long.as_str(), "two"]);
+    assert!(std::ptr::eq(
+        before.chunks().next().unwrap(),
+        after.chunks().next().unwrap()
+    ));
+}

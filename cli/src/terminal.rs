@@ -1,0 +1,70 @@
+//! Writing to standard output and standard error.
+//!
+//! Owns: the one way the CLI prints, and what a terminal may be sent. A closed standard
+//! output (the reader went away, as with `| head`) ends the output quietly: the run
+//! keeps its usual exit code and prints no panic. A message for standard error never
+//! fails the run. Text read from a trace or a path reaches people only through
+//! [`escape_controls`], so a trace cannot move the cursor, clear the screen or retitle
+//! the terminal.
+//! Never: decides an exit code or formats a report.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+/// `text` with every control character (Unicode `Cc`: C0, DEL, C1) but those in `keep`
+/// written as its Rust escape (`\u{1b}`, `\t`, `\r`, …).
+pub(crate) fn escape_controls<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> {
+    let hostile = |c: char| c.is_control() && !keep.contains(&c);
+    if !text.chars().any(hostile) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hostile(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A whole multi-line human text: controls escaped, line breaks kept.
+pub(crate) fn for_people(text: &str) -> Cow<'_, str> {
+    escape_controls(text, &['\n'])
+}
+
+/// Writes `text` to standard output and flushes it. A broken pipe is not an error (the
+/// reader has all it wanted); any other failure is returned.
+pub(crate) fn print(text: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Writes one line to standard error (controls escaped, line breaks too), ignoring
+/// failure (there is nowhere left to say it).
+pub(crate) fn warn(line: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "{}", escape_controls(line, &[]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_escaped_and_the_kept_break_is_not() {
+        assert_eq!(escape_controls("plain · é", &[]), "plain · é");
+        assert_eq!(
+            escape_controls("a\u{1b}[2J\u{1}\u{9b}\tb\nc", &[]),
+            "a\\u{1b}[2J\\u{1}\\u{9b}\\tb\\nc"
+        );
+        assert_eq!(for_people("x\u{7}\ny\n"), "x\\u{7}\ny\n");
+    }
+}
