@@ -1,6 +1,6 @@
 //! Trace files: the JSONL envelope shared by every format (docs/contract.md, *Trace files*).
 //!
-//! Owns: the optional header line, format names and detection, physical line numbering
+//! Owns: the optional header line, format names, physical line numbering
 //! and the `canonical` record shape (`{"event": <Event>, "at": <ms>?}`).
 //! Never: reads files (callers hand in text) or interprets provider messages.
 //!
@@ -147,41 +147,6 @@ impl Header {
 /// Does this line look like a header (before parsing it as one)?
 pub(crate) fn may_be_header(line: &str) -> bool {
     line.contains("\"lineage\"")
-}
-
-/// Guesses the format from the records' shape: `event` ⇒ canonical; `from` of
-/// `cli`/`host` ⇒ claude-sdk, `server` ⇒ codex-app-server, `agent`/`transport` ⇒ acp;
-/// `client` ⇒ acp when its message carries `"jsonrpc"`, codex-app-server otherwise.
-/// Looks at up to 50 non-blank lines.
-pub fn detect_format(text: &str) -> Option<Format> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(50)
-        .find_map(|line| {
-            let value: Value = serde_json::from_str(line).ok()?;
-            let obj = value.as_object()?;
-            if obj.contains_key("event") {
-                return Some(Format::Canonical);
-            }
-            match obj.get("from").and_then(Value::as_str)? {
-                "cli" | "host" => Some(Format::ClaudeSdk),
-                "server" => Some(Format::CodexAppServer),
-                "agent" | "transport" => Some(Format::Acp),
-                "client" => {
-                    let message = obj.get("message")?;
-                    let first = message
-                        .as_array()
-                        .and_then(|a| a.first())
-                        .unwrap_or(message);
-                    Some(if first.get("jsonrpc").is_some() {
-                        Format::Acp
-                    } else {
-                        Format::CodexAppServer
-                    })
-                }
-                _ => None,
-            }
-        })
 }
 
 /// One record of a `canonical` trace.
@@ -331,26 +296,6 @@ mod tests {
                 .unwrap()
                 .is_err()
         );
-    }
-
-    #[test]
-    fn formats_are_detected_from_content() {
-        assert_eq!(detect_format("\n{\"event\":{}}"), Some(Format::Canonical));
-        assert_eq!(
-            detect_format(r#"{"from":"client","message":{"id":1,"method":"turn/start"}}"#),
-            Some(Format::CodexAppServer)
-        );
-        assert_eq!(
-            detect_format(
-                r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize"}}"#
-            ),
-            Some(Format::Acp)
-        );
-        assert_eq!(
-            detect_format(r#"{"from":"cli","message":{}}"#),
-            Some(Format::ClaudeSdk)
-        );
-        assert_eq!(detect_format("not json\n{}"), None);
     }
 
     #[test]
