@@ -186,3 +186,18 @@ fn mermaid_output_is_a_flowchart() {
     assert!(text.starts_with("flowchart TD\n"));
     assert!(text.contains("-->|\"call_1\"|"), "{text}");
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_a_located_error_and_the_record_still_applies() {
+    let path = write_trace("latin1.jsonl", "");
+    std::fs::write(
+        &path,
+        b"{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\",\"title\":\"caf\xE9\"}}\n",
+    )
+    .unwrap();
+    let out = lineage(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("R · root · \"caf\u{FFFD}\""), "{text}");
+    assert!(text.contains("line 1: error[invalid-utf8]"), "{text}");
+}
