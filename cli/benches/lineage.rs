@@ -1,9 +1,9 @@
 //! lineage's benchmark: each metric is a ratio against a baseline measured in the same
 //! run, interleaved, as the median of several repetitions. Never a timed test.
 //!
-//! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run,
-//! `-- --append` for the append-scaling ratio alone).
-//! Prints a table, then one JSON line with every metric.
+//! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run, and
+//! `-- --only acp_deep_chain,append_scaling` to measure only the metrics named). Prints a table,
+//! then one JSON line with every metric measured.
 
 #![allow(
     clippy::unwrap_used,
@@ -395,150 +395,252 @@ fn peak_rss_kib(path: &std::path::Path) -> Option<u64> {
     peak
 }
 
-fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    if std::env::args().any(|a| a == "--breakdown") {
-        retained_breakdown(if quick { 100_000 } else { 1_000_000 });
-        return;
-    }
-    let records = if quick { 100_000 } else { 1_000_000 };
-    let reps = if quick { 3 } else { 5 };
-    if std::env::args().any(|a| a == "--append") {
-        let (ratio, detail) = append_scaling(reps);
-        println!("append_scaling {ratio:.3} (target ≤ 3.5): {detail}");
-        return;
-    }
-    let mut rows: Vec<(&str, f64, &str, String)> = Vec::new();
-    let started = Instant::now();
-    let progress = |what: &str| eprintln!("[{:>7.1?}] {what}", started.elapsed());
+/// One row of the table: name, value, target, detail.
+type Row = (&'static str, f64, &'static str, String);
 
-    // replay_vs_parse
-    progress("replay_vs_parse");
-    let codex = generate(Format::CodexAppServer, Shape::Long { records }, 7);
-    let lines = codex.lines().count();
-    let (parse, replay) = interleaved(reps, || parse_all(&codex), || replay_all(&codex));
-    let replay_vs_parse = parse.as_secs_f64() / replay.as_secs_f64();
-    rows.push((
-        "replay_vs_parse",
-        replay_vs_parse,
-        "≥ 0.8",
-        format!("{lines} codex records: parse {parse:.2?}, replay {replay:.2?}"),
-    ));
+/// A metric measured on its own: its name and how.
+type Measure = (&'static str, fn(&Run) -> Row);
 
-    // check_vs_parse
-    progress("check_vs_parse");
-    // ACP has no record for some script steps (guidance, provider starts): ask for more
-    // steps so the trace still has at least `records` records.
-    let acp = generate(
-        Format::Acp,
+/// What a run measures: sizes, repetitions, and the metrics asked for.
+struct Run {
+    quick: bool,
+    records: usize,
+    reps: usize,
+    only: Option<Vec<String>>,
+    started: Instant,
+}
+
+impl Run {
+    fn from_args() -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        let quick = args.iter().any(|a| a == "--quick");
+        let only = args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|i| args.get(i + 1))
+            .map(|list| list.split(',').map(String::from).collect())
+            // `--append` is the older spelling of `--only append_scaling`.
+            .or_else(|| {
+                args.iter()
+                    .any(|a| a == "--append")
+                    .then(|| vec!["append_scaling".to_owned()])
+            });
+        Self {
+            quick,
+            records: if quick { 100_000 } else { 1_000_000 },
+            reps: if quick { 3 } else { 5 },
+            only,
+            started: Instant::now(),
+        }
+    }
+
+    /// Is `metric` asked for (every metric unless `--only a,b,…` names some)?
+    fn wants(&self, metric: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == metric))
+    }
+
+    fn progress(&self, what: &str) {
+        eprintln!("[{:>7.1?}] {what}", self.started.elapsed());
+    }
+}
+
+/// `replay_vs_parse` on a `long` Codex trace; returns the row, the trace and its size.
+fn replay_vs_parse(run: &Run) -> (Row, String, usize) {
+    run.progress("replay_vs_parse");
+    let codex = generate(
+        Format::CodexAppServer,
         Shape::Long {
-            records: records + records / 8,
+            records: run.records,
         },
         7,
     );
+    let lines = codex.lines().count();
+    let (parse, replay) = interleaved(run.reps, || parse_all(&codex), || replay_all(&codex));
+    let row = (
+        "replay_vs_parse",
+        parse.as_secs_f64() / replay.as_secs_f64(),
+        "≥ 0.8",
+        format!("{lines} codex records: parse {parse:.2?}, replay {replay:.2?}"),
+    );
+    (row, codex, lines)
+}
+
+fn check_vs_parse(run: &Run) -> Row {
+    run.progress("check_vs_parse");
+    // ACP has no record for some script steps (guidance, provider starts): ask for more
+    // steps so the trace still has at least `records` records.
+    let records = run.records + run.records / 8;
+    let acp = generate(Format::Acp, Shape::Long { records }, 7);
     let acp_lines = acp.lines().count();
     let (parse_acp, check) = interleaved(
-        reps,
+        run.reps,
         || parse_all(&acp),
         || {
             let _ = black_box(lineage_core::replay::check(&acp, None).map(|r| r.findings.len()));
         },
     );
-    let check_vs_parse = parse_acp.as_secs_f64() / check.as_secs_f64();
-    rows.push((
+    (
         "check_vs_parse",
-        check_vs_parse,
+        parse_acp.as_secs_f64() / check.as_secs_f64(),
         "≥ 0.8",
         format!("{acp_lines} acp records: parse {parse_acp:.2?}, check {check:.2?}"),
-    ));
-    drop(acp);
+    )
+}
 
-    // peak memory of the CLI on the same trace
-    progress("peak memory of the CLI on the same trace");
-    let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
-    std::fs::write(&path, &codex).unwrap();
-    drop(codex);
-    let peak = peak_rss_kib(&path);
-    let _ = std::fs::remove_file(&path);
+/// `acp_deep_chain`: checking an ACP chain twice as deep costs about twice as much
+/// (O(n log n) in all), measured as check(deep:8000) ÷ check(deep:4000).
+fn acp_deep_chain(run: &Run) -> Row {
+    run.progress("acp_deep_chain");
+    let shallow = generate(Format::Acp, Shape::Deep { depth: 4_000 }, 7);
+    let deep = generate(Format::Acp, Shape::Deep { depth: 8_000 }, 7);
+    let check = |text: &str| {
+        let _ = black_box(lineage_core::replay::check(text, None).map(|r| r.findings.len()));
+    };
+    let (t4, t8) = interleaved(run.reps, || check(&shallow), || check(&deep));
+    (
+        "acp_deep_chain",
+        t8.as_secs_f64() / t4.as_secs_f64(),
+        "≤ 2.5",
+        format!("check of an acp chain: deep:4000 {t4:.2?}, deep:8000 {t8:.2?}"),
+    )
+}
 
-    // scaling
-    progress("scaling");
-    let mix_len = if quick { 20_000 } else { 100_000 };
+fn scaling(run: &Run) -> Row {
+    run.progress("scaling");
+    let mix_len = if run.quick { 20_000 } else { 100_000 };
     let small = wide_snapshot(1_000);
     let big = wide_snapshot(100_000);
     let small_mix = event_mix(1_000, mix_len);
     let big_mix = event_mix(100_000, mix_len);
     let mut smalls = Vec::new();
     let mut bigs = Vec::new();
-    for _ in 0..reps {
+    for _ in 0..run.reps {
         smalls.push(per_event(&small, &small_mix));
         bigs.push(per_event(&big, &big_mix));
     }
     let (c_small, c_big) = (median(smalls), median(bigs));
-    let scaling = c_big.as_secs_f64() / c_small.as_secs_f64();
-    rows.push((
+    (
         "scaling",
-        scaling,
+        c_big.as_secs_f64() / c_small.as_secs_f64(),
         "≤ 4",
         format!("per event: 1k active {c_small:.2?}, 100k active {c_big:.2?}"),
-    ));
-    drop((small, big, small_mix, big_mix));
+    )
+}
 
-    // snapshot_vs_clone
-    progress("snapshot_vs_clone");
-    let events = if quick { 2_000 } else { 5_000 };
+fn snapshot_vs_clone(run: &Run) -> Row {
+    run.progress("snapshot_vs_clone");
+    let events = if run.quick { 2_000 } else { 5_000 };
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
-    for _ in 0..reps {
+    for _ in 0..run.reps {
         theirs.push(clone_per_event(10_000, events / 10));
         ours.push(persistent_per_event(10_000, events));
     }
     let (ours, theirs) = (median(ours), median(theirs));
-    let snapshot_vs_clone = ours.as_secs_f64() / theirs.as_secs_f64();
-    rows.push((
+    (
         "snapshot_vs_clone",
-        snapshot_vs_clone,
+        ours.as_secs_f64() / theirs.as_secs_f64(),
         "≤ 0.05",
         format!("per event at 10k sessions: persistent {ours:.2?}, std clone {theirs:.2?}"),
-    ));
+    )
+}
 
-    progress("append_scaling");
-    let (append_scaling, detail) = append_scaling(reps);
-    rows.push(("append_scaling", append_scaling, "≤ 3.5", detail));
+fn append(run: &Run) -> Row {
+    run.progress("append_scaling");
+    let (ratio, detail) = append_scaling(run.reps);
+    ("append_scaling", ratio, "≤ 3.5", detail)
+}
 
-    // retained bytes
-    progress("retained bytes");
-    let (retained, n) = retained_bytes_per_event(records);
-    rows.push((
+fn retained(run: &Run) -> Row {
+    run.progress("retained bytes");
+    let (retained, n) = retained_bytes_per_event(run.records);
+    (
         "retained_bytes_per_event",
         retained,
         "≤ 1024",
         format!("{n} events, every snapshot kept"),
-    ));
+    )
+}
 
+/// Peak RSS of the CLI replaying the Codex trace of `replay_vs_parse`.
+fn peak_rss(run: &Run, codex: &str) -> Option<u64> {
+    run.progress("peak memory of the CLI on the same trace");
+    let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
+    std::fs::write(&path, codex).unwrap();
+    let peak = peak_rss_kib(&path);
+    let _ = std::fs::remove_file(&path);
+    peak
+}
+
+/// The table, then one JSON line with every metric measured.
+fn report(rows: &[Row], peak: Option<Option<u64>>, lines: Option<usize>) {
     println!("{:<26} {:>12} {:>8}  detail", "metric", "value", "target");
-    for (name, value, target, detail) in &rows {
+    for (name, value, target, detail) in rows {
         println!("{name:<26} {value:>12.3} {target:>8}  {detail}");
     }
+    let records = lines.unwrap_or_default();
     match peak {
-        Some(kib) => println!(
-            "{:<26} {:>12} {:>8}  lineage replay --format json on the {lines}-record trace",
+        Some(Some(kib)) => println!(
+            "{:<26} {:>12} {:>8}  lineage replay --format json on the {records}-record trace",
             "peak_rss_kib", kib, "report"
         ),
-        None => println!(
+        Some(None) => println!(
             "{:<26} {:>12} {:>8}  (could not be read)",
             "peak_rss_kib", "-", "report"
         ),
+        None => {}
     }
-    let json = serde_json::json!({
-        "replay_vs_parse": replay_vs_parse,
-        "check_vs_parse": check_vs_parse,
-        "scaling": scaling,
-        "append_scaling": append_scaling,
-        "snapshot_vs_clone": snapshot_vs_clone,
-        "retained_bytes_per_event": retained,
-        "peak_rss_kib": peak,
-        "records": lines,
-    });
-    println!("{json}");
+    let mut json = serde_json::Map::new();
+    for (name, value, _, _) in rows {
+        json.insert((*name).into(), serde_json::json!(value));
+    }
+    if let Some(peak) = peak {
+        json.insert("peak_rss_kib".into(), serde_json::json!(peak));
+    }
+    if let Some(lines) = lines {
+        json.insert("records".into(), serde_json::json!(lines));
+    }
+    println!("{}", serde_json::Value::Object(json));
+}
+
+fn main() {
+    let run = Run::from_args();
+    if std::env::args().any(|a| a == "--breakdown") {
+        retained_breakdown(run.records);
+        return;
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let (mut codex, mut lines) = (None, None);
+    if run.wants("replay_vs_parse") || run.wants("peak_rss_kib") {
+        let (row, text, n) = replay_vs_parse(&run);
+        if run.wants("replay_vs_parse") {
+            rows.push(row);
+        }
+        (codex, lines) = (Some(text), Some(n));
+    }
+    let measures: [Measure; 6] = [
+        ("check_vs_parse", check_vs_parse),
+        ("acp_deep_chain", acp_deep_chain),
+        ("scaling", scaling),
+        ("append_scaling", append),
+        ("snapshot_vs_clone", snapshot_vs_clone),
+        ("retained_bytes_per_event", retained),
+    ];
+    let mut peak = None;
+    for (name, measure) in measures {
+        if run.wants(name) {
+            rows.push(measure(&run));
+        }
+        // The CLI's peak memory is read on the Codex trace, between the ACP metrics and
+        // the reducer's, as before.
+        if name == "acp_deep_chain"
+            && run.wants("peak_rss_kib")
+            && let Some(text) = codex.take()
+        {
+            peak = Some(peak_rss(&run, &text));
+        }
+    }
+    report(&rows, peak, lines);
 }

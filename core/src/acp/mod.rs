@@ -1,7 +1,7 @@
 //! ACP (Agent Client Protocol) streams: the Client-side view and the conformance checker
 //! for the Agent Client Protocol RFD "Subagent Sessions".
 //!
-//! Owns: `acp` trace records ([`wire`]), the Client's view of the stream as an immutable
+//! Owns: `acp` trace records (`wire`, internal), the Client's view of the stream as an immutable
 //! snapshot fold ([`view`]), the rules and their checker ([`rules`]), which is the `acp`
 //! arm of the engine, and the view's presentations ([`render`]).
 //! Never: does I/O; callers hand in lines of text. The seed wins where the published
@@ -22,4 +22,6 @@
 pub mod render;
 pub mod rules;
 pub mod view;
-pub mod wire;
+pub(crate) mod wire;
+
+pub use wire::{RpcId, Side};

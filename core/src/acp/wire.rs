@@ -41,7 +41,7 @@ impl Side {
 
 /// A transport event of an `acp` trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
+pub(crate) enum Transport {
     /// `{"from":"transport","event":"connected"}`: a new connection starts.
     Connected,
     /// `{"from":"transport","event":"disconnected"}`: the connection is lost.
@@ -50,7 +50,7 @@ pub enum Transport {
 
 /// One record of an `acp` trace, borrowed from its parsed line.
 #[derive(Debug, Clone, Copy)]
-pub enum Record<'a> {
+pub(crate) enum Record<'a> {
     /// A JSON-RPC message or batch sent by one side.
     Message {
         /// The sender.
@@ -67,15 +67,7 @@ pub enum Record<'a> {
 /// Reads one `acp` record: `{"from":"client"|"agent","message":…}` or
 /// `{"from":"transport","event":"connected"|"disconnected"}`; `at` must be a
 /// non-negative number when present.
-///
-/// ```
-/// use lineage_core::acp::wire::{parse_record, Record, Side};
-/// let v = serde_json::json!({"from":"agent","message":[{"jsonrpc":"2.0","method":"x"}]});
-/// let Ok(Record::Message { from, entries, batch }) = parse_record(&v) else { panic!() };
-/// assert_eq!((from, entries.len(), batch), (Side::Agent, 1, true));
-/// assert!(parse_record(&serde_json::json!({"from":"server"})).is_err());
-/// ```
-pub fn parse_record(value: &Value) -> Result<Record<'_>, String> {
+pub(crate) fn parse_record(value: &Value) -> Result<Record<'_>, String> {
     let Some(obj) = value.as_object() else {
         return Err("a record must be a JSON object".into());
     };
@@ -154,7 +146,7 @@ impl fmt::Display for RpcId {
 
 /// One classified JSON-RPC message.
 #[derive(Debug, Clone)]
-pub enum Rpc<'a> {
+pub(crate) enum Rpc<'a> {
     /// A request (has `id` and `method`).
     Request {
         /// Its id.
@@ -183,14 +175,7 @@ pub enum Rpc<'a> {
 static NULL: Value = Value::Null;
 
 /// Classifies one JSON-RPC message (one entry of a batch).
-///
-/// ```
-/// use lineage_core::acp::wire::{classify, Rpc};
-/// let v = serde_json::json!({"jsonrpc":"2.0","id":3,"result":{}});
-/// assert!(matches!(classify(&v), Ok(Rpc::Response { outcome: Ok(_), .. })));
-/// assert!(classify(&serde_json::json!({"jsonrpc":"2.0"})).is_err());
-/// ```
-pub fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
+pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
     let Some(obj) = entry.as_object() else {
         return Err("a JSON-RPC message must be an object".into());
     };
@@ -227,7 +212,7 @@ pub fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
 
 /// A nullable patch field as read from the wire.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Patch<'a, T> {
+pub(crate) enum Patch<'a, T> {
     /// The key is absent: unchanged.
     Omitted,
     /// `null`: clears.
@@ -270,12 +255,12 @@ impl<'a, T> Patch<'a, T> {
 }
 
 /// Reads a nullable string field.
-pub fn string_patch<'a>(obj: &'a Map<String, Value>, key: &str) -> Patch<'a, &'a str> {
+pub(crate) fn string_patch<'a>(obj: &'a Map<String, Value>, key: &str) -> Patch<'a, &'a str> {
     Patch::read(obj, key, Value::as_str)
 }
 
 /// Reads a nullable object field.
-pub fn object_patch<'a>(
+pub(crate) fn object_patch<'a>(
     obj: &'a Map<String, Value>,
     key: &str,
 ) -> Patch<'a, &'a Map<String, Value>> {
@@ -283,13 +268,13 @@ pub fn object_patch<'a>(
 }
 
 /// `params.sessionId` when it is a string.
-pub fn session_id(params: &Value) -> Option<&str> {
+pub(crate) fn session_id(params: &Value) -> Option<&str> {
     params.get("sessionId").and_then(Value::as_str)
 }
 
 /// A `session/update` notification's addressing: the outer session and the update.
 #[derive(Debug, Clone, Copy)]
-pub struct SessionUpdate<'a> {
+pub(crate) struct SessionUpdate<'a> {
     /// `params.sessionId`: whose transcript or entities the update addresses.
     pub session: &'a str,
     /// `params.update.sessionUpdate`.
@@ -299,7 +284,7 @@ pub struct SessionUpdate<'a> {
 }
 
 /// Reads `session/update` params; `Err` names the missing required field.
-pub fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
+pub(crate) fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
     let session = session_id(params).ok_or("`session/update` needs a string `params.sessionId`")?;
     let update = params
         .get("update")
@@ -318,7 +303,7 @@ pub fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
 
 /// A work-state snapshot as compared by the mirror rules: `state` and `stopReason`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct StateKey {
+pub(crate) struct StateKey {
     /// The state discriminator.
     pub state: Arc<str>,
     /// The stop reason, as JSON text (`None` when omitted or null).
@@ -351,13 +336,13 @@ impl fmt::Display for StateKey {
 }
 
 /// The work states the RFD defines.
-pub const KNOWN_STATES: [&str; 4] = ["running", "requires_action", "unknown", "idle"];
+pub(crate) const KNOWN_STATES: [&str; 4] = ["running", "requires_action", "unknown", "idle"];
 /// Terminal states of the earlier draft.
-pub const LEGACY_STATES: [&str; 4] = ["completed", "failed", "cancelled", "disconnected"];
+pub(crate) const LEGACY_STATES: [&str; 4] = ["completed", "failed", "cancelled", "disconnected"];
 
 /// A `state_update` (v2, child stream) as a snapshot object: the update without its
 /// `sessionUpdate` tag, so it compares equal to the parent-carried copy.
-pub fn state_update_snapshot(update: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn state_update_snapshot(update: &Map<String, Value>) -> Map<String, Value> {
     update
         .iter()
         .filter(|(k, _)| k.as_str() != "sessionUpdate")
@@ -369,6 +354,31 @@ pub fn state_update_snapshot(update: &Map<String, Value>) -> Map<String, Value> 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_record_is_a_message_batch_or_a_transport_event() {
+        let v = json!({"from":"agent","message":[{"jsonrpc":"2.0","method":"x"}]});
+        let Ok(Record::Message {
+            from,
+            entries,
+            batch,
+        }) = parse_record(&v)
+        else {
+            panic!("not a message: {v}")
+        };
+        assert_eq!((from, entries.len(), batch), (Side::Agent, 1, true));
+        assert!(parse_record(&json!({"from":"server"})).is_err());
+    }
+
+    #[test]
+    fn a_json_rpc_message_is_classified_by_its_members() {
+        let v = json!({"jsonrpc":"2.0","id":3,"result":{}});
+        assert!(matches!(
+            classify(&v),
+            Ok(Rpc::Response { outcome: Ok(_), .. })
+        ));
+        assert!(classify(&json!({"jsonrpc":"2.0"})).is_err());
+    }
 
     #[test]
     fn patches_tell_omitted_null_set_and_invalid() {

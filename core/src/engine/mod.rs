@@ -96,7 +96,7 @@ pub enum State {
     /// The canonical session tree (canonical and provider formats).
     Tree(Snapshot),
     /// The Client's view of an ACP stream.
-    Acp(View),
+    Acp(Box<View>),
 }
 
 /// A finished (or stopped) trace.
@@ -444,11 +444,11 @@ impl Engine {
             Some(Arm::Acp(checker)) if ended => {
                 let (view, checked) = checker.finish();
                 findings.extend(checked);
-                State::Acp(view)
+                State::Acp(Box::new(view))
             }
             Some(Arm::Acp(checker)) => {
                 findings.extend_from_slice(checker.findings());
-                State::Acp(checker.view().clone())
+                State::Acp(Box::new(checker.view().clone()))
             }
             _ => State::Tree(self.snapshot),
         };

@@ -7,9 +7,10 @@
 //! record, so every rule sees the Client's knowledge at that moment.
 //! Never: panics or stops on bad input (a malformed line or batch entry is a
 //! `malformed-record` finding and the rest is still checked), scans all sessions per
-//! record (lookups are ordered-map indexes; a cancel visits the pending requests and
-//! the view's live index of working sessions, never the target's whole subtree; only a
-//! load/resume visits a subtree, and only the end of a connection the pending requests).
+//! record, or walks a parent chain or a subtree (ancestry is the view's descendant test,
+//! O(log n); a cancel visits the view's subtree ranges of working sessions and pending
+//! interactions, a load/resume the descendants the view resets, each O(log n); only the
+//! end of a connection or of the trace visits every pending request or tracker).
 
 mod mirror;
 mod requests;
@@ -46,22 +47,9 @@ struct Batch {
     after_resume: Vec<Id>,
 }
 
-/// Checks an `acp` trace record by record.
-///
-/// ```
-/// use lineage_core::acp::rules::Checker;
-/// let mut c = Checker::new(None);
-/// c.push_line(1, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#);
-/// c.push_line(2, r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#);
-/// c.push_line(3, r#"{"from":"client","message":{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"A"}}}"#);
-/// c.push_line(4, r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"A","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}}"#);
-/// c.push_line(5, "not json");
-/// let (_, findings) = c.finish();
-/// let got: Vec<_> = findings.iter().map(|f| (f.line, f.rule.as_str())).collect();
-/// assert_eq!(got, [(4, "traffic-before-announce"), (5, "malformed-record")]);
-/// ```
+/// Checks an `acp` trace record by record: the `acp` arm of the engine.
 #[derive(Debug, Clone)]
-pub struct Checker {
+pub(crate) struct Checker {
     view: View,
     findings: Vec<Finding>,
     // Per connection.
@@ -101,11 +89,6 @@ impl Checker {
         checker
     }
 
-    /// Sets the trace header's `protocolVersion`.
-    pub fn set_header_version(&mut self, version: Option<u64>) {
-        self.view.set_header_version(version);
-    }
-
     /// The Client's view so far.
     pub fn view(&self) -> &View {
         &self.view
@@ -117,6 +100,7 @@ impl Checker {
     }
 
     /// Checks one physical line of record text (blank lines are ignored).
+    #[cfg(test)]
     pub fn push_line(&mut self, line: usize, text: &str) {
         if text.trim().is_empty() {
             return;
@@ -335,6 +319,83 @@ impl Checker {
                         "this batch holds the resume response (the freshness boundary) and a current snapshot of `{id}` that depends on it; send current snapshots after the response, in a separate message"
                     ),
                 );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Checker;
+
+    fn upd(session: &str, update: Value) -> String {
+        json!({"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":session,"update":update}}}).to_string()
+    }
+
+    fn client(method: &str, id: Option<u64>, params: Value) -> String {
+        let mut m = json!({"jsonrpc":"2.0","method":method,"params":params});
+        if let Some(id) = id {
+            m["id"] = id.into();
+        }
+        json!({"from":"client","message":m}).to_string()
+    }
+
+    /// A load/resume visits only the view's stamped descendants, which is complete
+    /// because every session with an awaited confirmation or a mirror tracker is
+    /// stamped. Checked after every record of seeded pseudo-random v2 streams, with the
+    /// `initialize` notification (a new connection for the view, not for the checker).
+    #[test]
+    fn every_tracked_session_is_stamped() {
+        const IDS: [&str; 6] = ["R", "A", "B", "C", "D", "E"];
+        const STATES: [&str; 4] = ["running", "idle", "unknown", "requires_action"];
+        for seed in 1..=40u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut next = move |n: usize| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                usize::try_from(x % n as u64).unwrap_or_default()
+            };
+            let mut c = Checker::new(Some(2));
+            let init = r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"clientCapabilities":{"subagents":{}}}}}"#;
+            c.push_line(1, init);
+            c.push_line(2, r#"{"from":"agent","message":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2}}}"#);
+            let mut request = 10;
+            for line in 3..300 {
+                let (a, b) = (IDS[next(IDS.len())], IDS[next(IDS.len())]);
+                let state = STATES[next(STATES.len())];
+                let record = match next(9) {
+                    0..=2 => upd(
+                        a,
+                        json!({"sessionUpdate":"subagent_update","sessionId":b,"capabilities":{"cancel":{}},"state":{"state":state}}),
+                    ),
+                    3..=4 => upd(a, json!({"sessionUpdate":"state_update","state":state})),
+                    5 => client("session/cancel", None, json!({"sessionId":a})),
+                    6 => {
+                        request += 1;
+                        let method = ["session/load", "session/resume"][next(2)];
+                        client(method, Some(request), json!({"sessionId":a}))
+                    }
+                    7 => {
+                        json!({"from":"agent","message":{"jsonrpc":"2.0","id":request,"result":{}}})
+                            .to_string()
+                    }
+                    _ => match next(3) {
+                        0 => client("initialize", None, json!({"protocolVersion":2})),
+                        1 => r#"{"from":"transport","event":"connected"}"#.into(),
+                        _ => init.into(),
+                    },
+                };
+                c.push_line(line, &record);
+                let stamped = c.view.stamped();
+                for id in c.awaiting_confirmation.keys().chain(c.mirrors.keys()) {
+                    assert!(
+                        stamped.contains(id),
+                        "seed {seed} line {line}: `{id}` is tracked but not stamped"
+                    );
+                }
             }
         }
     }

@@ -43,8 +43,10 @@ impl Checker {
             }
             "session/load" | "session/resume" => {
                 if let Some(root) = target {
-                    // A reload ends the obligations of the subtree's current period.
-                    for id in self.view.descendants(root) {
+                    // A reload ends the obligations of the subtree's current period. Only
+                    // the descendants the view resets can hold one (a confirmation awaited
+                    // or a mirror tracker is only ever opened for a stamped session).
+                    for id in self.view.stamped_descendants(root) {
                         self.awaiting_confirmation.remove(&id);
                         if let Some(mirror) = self.mirrors.remove(&id) {
                             self.mirror_verdict(&id, mirror.close());
@@ -96,22 +98,19 @@ impl Checker {
                 ),
             );
         }
-        // Interactions of the affected work must be answered `cancelled`.
+        // Interactions of the affected work (the target's, and its descendants' not
+        // confirmed idle) must be answered `cancelled`; the view indexes them by subtree.
         let affected: Vec<(RpcId, MustCancel)> = self
             .view
-            .pending_requests()
-            .filter(|p| p.from == Side::Agent)
+            .interactions_reached(target)
+            .into_iter()
             .filter_map(|p| {
                 let kind = match &*p.method {
                     "session/request_permission" => MustCancel::Permission,
                     "elicitation/create" => MustCancel::Elicitation,
                     _ => return None,
                 };
-                let session = p.session.as_deref()?;
-                let hit = session == target
-                    || (self.view.is_descendant(session, target)
-                        && self.view.current_state(session) != Some("idle"));
-                hit.then(|| (p.id.clone(), kind))
+                Some((p.id.clone(), kind))
             })
             .collect();
         self.must_cancel.extend(affected);

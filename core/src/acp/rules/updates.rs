@@ -165,7 +165,9 @@ impl Checker {
             );
             return false;
         }
-        if self.view.ancestors_or_self(parent).any(|a| a == child) {
+        // A remembered parent never changes, so only a root can become its own ancestor:
+        // one descendant test in the view's tour, not a walk up `parent`'s chain.
+        if self.view.is_descendant(parent, child) {
             self.report(
                 line,
                 RuleId::AssociationCycle,

@@ -5,20 +5,31 @@
 //! capabilities and work-state snapshot, the *effective* cancel grant, session-directed
 //! transcripts (incoming and outgoing views kept apart), per-session costs, tool-call
 //! status, the pending requests of the live connection and the connection state.
-//! Never: does I/O, infers an outcome from silence, sums costs across sessions, or
-//! synthesizes an incoming entry from an outgoing one.
+//! Never: does I/O, infers an outcome from silence, sums costs across sessions,
+//! synthesizes an incoming entry from an outgoing one, or walks a parent chain or a
+//! subtree to answer a record (only the public `ancestors_or_self` and `descendants`
+//! walk, for callers that ask for the whole list).
 //!
 //! Freshness: every per-connection fact is stamped with the connection number it was
 //! learned on (`conn`), so starting a connection invalidates them all in O(1) without
-//! visiting any session. A load/resume of R visits only R's subtree.
+//! visiting any session.
 //!
-//! Cost: a record's cost does not grow with the number of sessions or children that
-//! ever existed (beyond the logarithm of an ordered-map lookup). What a cancel can
-//! affect is kept in small *live* indexes, `working` (sessions whose current state is
-//! `running` or `requires_action`) and `open_calls` (tool calls shown `pending` or
-//! `in_progress`), entered and left as states and statuses change; a cancel of S visits
-//! those and tests ancestry by walking up the parent chain (O(depth)) instead of walking
-//! S's whole subtree. Only a load/resume still walks the subtree it resets.
+//! Ancestry: the ownership forest is also kept as an Euler tour ([`tour`]): each session
+//! holds an open and a close label, a subtree is the range between them, so "is A a
+//! descendant of B" (the association cycle check, resume coverage, cancel reach) is two
+//! lookups. What a record may have to visit in a subtree is kept in sparse sets keyed
+//! by open label, entered and left as facts change: sessions *working* (current state
+//! `running` or `requires_action`), with *open tool calls* (`pending`/`in_progress`),
+//! with pending permission or elicitation requests, *stamped* with a connection fact
+//! (announcement, effective grant, current state) since the last reset covering them,
+//! and with a message written in their current replay epoch. A cancel visits the
+//! working, open-call and interaction members of the target's range; a load/resume
+//! resets only the stamped and written members of the root's range and leaves them.
+//!
+//! Cost: with n sessions, a record costs O(log n) map operations amortized, plus O(log n)
+//! per set member a cancel reaches (a load/resume's visits are paid for by the records
+//! that stamped them); never a cost that follows the depth of the tree or the number of
+//! children that ever existed.
 //!
 //! ```
 //! use lineage_core::acp::view::View;
@@ -34,6 +45,7 @@
 mod reduce;
 #[cfg(test)]
 mod tests;
+mod tour;
 
 pub(crate) use reduce::is_content_block;
 
@@ -41,6 +53,7 @@ use std::sync::Arc;
 
 use imbl::{OrdMap, OrdSet, Vector};
 use serde_json::Value;
+use tour::{Set, Tour};
 
 use super::wire::{RpcId, Side};
 
@@ -196,6 +209,14 @@ impl Session {
         self.state.as_ref()?.get("state")?.as_str()
     }
 
+    /// Does it hold a connection-stamped fact? (Every session that does is in the tour's
+    /// `Stamped` set; one that left the set by a reset holds none.)
+    fn stamped(&self) -> bool {
+        self.announced_on.is_some()
+            || self.cancel_granted_on.is_some()
+            || self.state_current_on.is_some()
+    }
+
     /// A message of its transcript.
     pub fn message(&self, id: &str) -> Option<&Message> {
         self.messages
@@ -234,12 +255,15 @@ pub struct View {
     pending: OrdMap<(Side, RpcId), Pending>,
     windows: OrdMap<RpcId, Window>,
     attempts: OrdMap<RpcId, Attempt>,
-    /// Live index: the sessions whose current state on this connection is `running` or
-    /// `requires_action` (what a cancel may have to see confirmed).
-    working: OrdSet<Id>,
-    /// Live index: the tool calls shown `pending` or `in_progress`, by (session, call)
-    /// (what a cancel may mark cancelled).
-    open_calls: OrdSet<(Id, Arc<str>)>,
+    /// The ownership forest as an Euler tour, with the sparse sets a cancel or a reset
+    /// visits by subtree (working sessions among them).
+    tour: Tour,
+    /// The tool calls shown `pending` or `in_progress`, by session (what a cancel may
+    /// mark cancelled); the sessions are the tour's `OpenCalls` set.
+    open_calls: OrdMap<Id, OrdSet<Arc<str>>>,
+    /// The pending permission and elicitation requests of the Agent, by session (known
+    /// or not); the known sessions are the tour's `Interactions` set.
+    interactions: OrdMap<Id, OrdSet<RpcId>>,
 }
 
 impl View {
@@ -256,17 +280,9 @@ impl View {
             pending: OrdMap::new(),
             windows: OrdMap::new(),
             attempts: OrdMap::new(),
-            working: OrdSet::new(),
-            open_calls: OrdSet::new(),
-        }
-    }
-
-    /// Sets the trace header's `protocolVersion` (the fallback until an `initialize`
-    /// response tells).
-    pub fn set_header_version(&mut self, version: Option<u64>) {
-        self.options.header_version = version;
-        if self.init.is_none() {
-            self.version = version;
+            tour: Tour::default(),
+            open_calls: OrdMap::new(),
+            interactions: OrdMap::new(),
         }
     }
 
@@ -331,7 +347,7 @@ impl View {
 
     /// Is the last work-state snapshot of `id` a current observation on this connection
     /// (not historical, not from before a reset or a disconnect)?
-    pub fn state_is_current(&self, id: &str) -> bool {
+    pub(crate) fn state_is_current(&self, id: &str) -> bool {
         self.sessions
             .get(id)
             .is_some_and(|s| s.state.is_some() && s.state_current_on == Some(self.conn))
@@ -364,11 +380,11 @@ impl View {
     }
 
     /// Is a `session/resume` without replay pending for `id` or one of its ancestors?
-    pub fn resume_pending_over(&self, id: &str) -> bool {
-        !self.attempts.is_empty()
-            && self
-                .ancestors_or_self(id)
-                .any(|a| self.attempts.values().any(|attempt| &*attempt.root == a))
+    /// Each pending attempt is tested with the tour (no walk up the parent chain).
+    pub(crate) fn resume_pending_over(&self, id: &str) -> bool {
+        self.attempts
+            .values()
+            .any(|a| &*a.root == id || self.tour.is_descendant(id, &a.root))
     }
 
     /// The pending request `id` sent by `from` on this connection.
@@ -381,7 +397,7 @@ impl View {
         self.pending.values()
     }
 
-    /// `id` itself, then its parent, grandparent, …
+    /// `id` itself, then its parent, grandparent, … (a walk: its cost follows the depth).
     pub fn ancestors_or_self<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         let limit = self.sessions.len() + 1;
         std::iter::successors(Some(id), move |cur| {
@@ -393,19 +409,18 @@ impl View {
         .take(limit)
     }
 
-    /// Is `id` a strict descendant of `ancestor`?
+    /// Is `id` a strict descendant of `ancestor`? Two lookups in the tour, O(log n).
     pub fn is_descendant(&self, id: &str, ancestor: &str) -> bool {
-        self.ancestors_or_self(id).skip(1).any(|a| a == ancestor)
+        self.tour.is_descendant(id, ancestor)
     }
 
     /// The sessions among `root` and its known descendants whose current state is
-    /// `running` or `requires_action`, in id order. Its cost follows the sessions working
-    /// right now (each tested by walking up its parent chain), not the size of `root`'s
-    /// subtree.
+    /// `running` or `requires_action`, in id order. Its cost follows the working sessions
+    /// of `root`'s subtree (a range of the tour), not the subtree's size.
     pub fn working_within<'a>(&'a self, root: &'a str) -> impl Iterator<Item = &'a Id> + 'a {
-        self.working
-            .iter()
-            .filter(move |id| &***id == root || self.is_descendant(id, root))
+        let mut working: Vec<&Id> = self.tour.within(Set::Working, root, false).collect();
+        working.sort_unstable();
+        working.into_iter()
     }
 
     /// Every known descendant of `root` (not `root` itself), parents before children.
@@ -430,16 +445,56 @@ impl View {
         out
     }
 
+    /// The strict descendants of `root` stamped with a connection fact (announcement,
+    /// effective grant, current state) since the last reset covering them, parents
+    /// before children: every descendant a load/resume of `root` resets. Its cost
+    /// follows those sessions, not the subtree's size.
+    pub(crate) fn stamped_descendants(&self, root: &str) -> Vec<Id> {
+        self.tour
+            .within(Set::Stamped, root, true)
+            .cloned()
+            .collect()
+    }
+
+    /// The pending permission and elicitation requests of the Agent that a cancel or
+    /// close of `target` reaches: the target's own, and those of its descendants not
+    /// confirmed idle (in no particular order). Its cost follows the sessions of the
+    /// target's subtree with such requests.
+    pub(crate) fn interactions_reached(&self, target: &str) -> Vec<&Pending> {
+        let descendants = self
+            .tour
+            .within(Set::Interactions, target, true)
+            .map(|id| &**id)
+            .filter(|id| self.current_state(id) != Some("idle"));
+        std::iter::once(target)
+            .chain(descendants)
+            .filter_map(|session| self.interactions.get(session))
+            .flatten()
+            .filter_map(|id| self.pending.get(&(Side::Agent, id.clone())))
+            .collect()
+    }
+
+    /// Test support: every session stamped with a connection fact since the last reset
+    /// covering it.
+    #[cfg(test)]
+    pub(crate) fn stamped(&self) -> Vec<Id> {
+        self.tour.members(Set::Stamped)
+    }
+
     /// Test support: the live indexes hold exactly the sessions and tool calls their
-    /// definitions name.
+    /// definitions name, and the tour's sets agree with them.
     #[cfg(test)]
     pub(crate) fn assert_live_indexes(&self) {
-        let working: Vec<&Id> = self
+        self.tour.assert_consistent();
+        let mut working: Vec<Id> = self.tour.members(Set::Working);
+        working.sort();
+        let expected: Vec<Id> = self
             .sessions
             .keys()
             .filter(|id| matches!(self.current_state(id), Some("running" | "requires_action")))
+            .cloned()
             .collect();
-        assert_eq!(self.working.iter().collect::<Vec<_>>(), working);
+        assert_eq!(working, expected);
         let open: Vec<(Id, Arc<str>)> = self
             .sessions
             .values()
@@ -450,12 +505,67 @@ impl View {
                     .map(|(k, _)| (s.id.clone(), k.clone()))
             })
             .collect();
-        assert_eq!(self.open_calls.iter().cloned().collect::<Vec<_>>(), open);
+        let indexed: Vec<(Id, Arc<str>)> = self
+            .open_calls
+            .iter()
+            .flat_map(|(s, calls)| calls.iter().map(|c| (s.clone(), c.clone())))
+            .collect();
+        assert_eq!(indexed, open);
+        self.assert_sparse_sets();
+    }
+
+    /// Test support: each tour set holds exactly the sessions its definition names (the
+    /// stamped and transcript sets: at least those whose reset would change something).
+    #[cfg(test)]
+    fn assert_sparse_sets(&self) {
+        let members = |set| -> std::collections::BTreeSet<Id> {
+            self.tour.members(set).into_iter().collect()
+        };
+        let with_calls: std::collections::BTreeSet<Id> = self.open_calls.keys().cloned().collect();
+        assert_eq!(members(Set::OpenCalls), with_calls);
+        let interactions: std::collections::BTreeSet<Id> = self
+            .pending
+            .values()
+            .filter(|p| reduce::is_interaction(p))
+            .filter_map(|p| p.session.clone())
+            .collect();
+        let indexed: std::collections::BTreeSet<Id> = self.interactions.keys().cloned().collect();
+        assert_eq!(indexed, interactions);
+        let known: std::collections::BTreeSet<Id> = interactions
+            .into_iter()
+            .filter(|id| self.sessions.contains_key(id))
+            .collect();
+        assert_eq!(members(Set::Interactions), known);
+        let stamped = members(Set::Stamped);
+        let written = members(Set::Transcript);
+        for s in self.sessions.values() {
+            if !stamped.contains(&s.id) {
+                assert_eq!(
+                    (s.announced_on, s.cancel_granted_on, s.state_current_on),
+                    (None, None, None),
+                    "`{}` holds a fact but is not stamped",
+                    s.id
+                );
+            }
+            if !written.contains(&s.id) {
+                assert!(
+                    s.messages
+                        .iter()
+                        .all(|m| m.period.1 < s.replay_epoch && m.content_epoch < s.replay_epoch),
+                    "`{}` has a current-epoch message but is not in the transcript set",
+                    s.id
+                );
+            }
+        }
     }
 
     /// The participants of message `message` of `session`'s transcript accumulated in
     /// the current period (this connection and replay epoch); `(None, None)` otherwise.
-    pub fn known_participants(&self, session: &str, message: &str) -> (Option<Id>, Option<Id>) {
+    pub(crate) fn known_participants(
+        &self,
+        session: &str,
+        message: &str,
+    ) -> (Option<Id>, Option<Id>) {
         self.sessions
             .get(session)
             .and_then(|s| {
@@ -467,7 +577,7 @@ impl View {
     }
 
     /// Has `session` a session-directed message `message` written on this connection?
-    pub fn has_live_session_message(&self, session: &str, message: &str) -> bool {
+    pub(crate) fn has_live_session_message(&self, session: &str, message: &str) -> bool {
         self.sessions
             .get(session)
             .and_then(|s| s.message(message))

@@ -3,13 +3,16 @@
 //! Every rule here is the seed's client semantics; the checker (`acp::rules`) reads the
 //! view before each record and reports what the stream did wrong, while this module only
 //! decides what a conforming Client shows. Malformed input changes nothing.
+//!
+//! Every fact that a cancel or a load/resume may have to revisit is entered in (and
+//! left from) the tour's sparse sets where it is written, so neither walks a subtree.
 
 use std::sync::Arc;
 
-use imbl::Vector;
+use imbl::{OrdSet, Vector};
 use serde_json::{Map, Value};
 
-use super::{Attempt, ClientCaps, Id, Message, Pending, Session, ToolCall, View, Window};
+use super::{Attempt, ClientCaps, Id, Message, Pending, Session, Set, ToolCall, View, Window};
 use crate::acp::wire::{
     self, Patch, Record, Rpc, RpcId, Side, Transport, object_patch, string_patch,
 };
@@ -33,7 +36,7 @@ impl View {
     }
 
     /// Applies one record in place; batch entries in array order.
-    pub fn apply_record(&mut self, line: usize, record: Record<'_>) {
+    pub(crate) fn apply_record(&mut self, line: usize, record: Record<'_>) {
         match record {
             Record::Transport(Transport::Connected) => self.connect(),
             Record::Transport(Transport::Disconnected) => self.disconnect(),
@@ -49,7 +52,7 @@ impl View {
 
     /// A new connection: every per-connection fact (announcements, effective grants,
     /// current states, pending requests, replay windows) becomes stale at once.
-    pub fn connect(&mut self) {
+    pub(crate) fn connect(&mut self) {
         self.conn += 1;
         self.connected = true;
         self.version = self.options.header_version;
@@ -59,7 +62,7 @@ impl View {
 
     /// The connection is lost: nothing learned on it stays current, and no outcome is
     /// invented for unfinished work.
-    pub fn disconnect(&mut self) {
+    pub(crate) fn disconnect(&mut self) {
         self.conn += 1;
         self.connected = false;
         self.clear_connection_state();
@@ -67,34 +70,34 @@ impl View {
 
     fn clear_connection_state(&mut self) {
         self.pending = Default::default();
+        self.interactions = Default::default();
+        self.tour.clear(Set::Interactions);
         self.windows = Default::default();
         self.attempts = Default::default();
         // No state is current on the next connection; tool calls keep their status.
-        self.working = Default::default();
+        // Stamps stay: they are stale by their connection number already.
+        self.tour.clear(Set::Working);
     }
 
     /// Applies one JSON-RPC message sent by `from`.
-    pub fn apply_rpc(&mut self, line: usize, from: Side, rpc: &Rpc<'_>) {
+    pub(crate) fn apply_rpc(&mut self, line: usize, from: Side, rpc: &Rpc<'_>) {
         match rpc {
             Rpc::Request { id, method, params } => {
                 if from == Side::Client {
                     self.client_call(line, Some(id), method, params);
                 }
-                self.pending.insert(
-                    (from, id.clone()),
-                    Pending {
-                        line,
-                        from,
-                        id: id.clone(),
-                        method: (*method).into(),
-                        session: wire::session_id(params).map(Into::into),
-                        tool_call: params
-                            .pointer("/toolCall/toolCallId")
-                            .and_then(Value::as_str)
-                            .map(Into::into),
-                        replay: is_replay_request(method, params),
-                    },
-                );
+                self.add_pending(Pending {
+                    line,
+                    from,
+                    id: id.clone(),
+                    method: (*method).into(),
+                    session: wire::session_id(params).map(Into::into),
+                    tool_call: params
+                        .pointer("/toolCall/toolCallId")
+                        .and_then(Value::as_str)
+                        .map(Into::into),
+                    replay: is_replay_request(method, params),
+                });
             }
             Rpc::Notification { method, params } => match (from, *method) {
                 (Side::Agent, "session/update") => {
@@ -106,7 +109,7 @@ impl View {
                 _ => {}
             },
             Rpc::Response { id, outcome } => {
-                if let Some(request) = self.pending.remove(&(from.other(), id.clone())) {
+                if let Some(request) = self.remove_pending(&(from.other(), id.clone())) {
                     self.response(&request, *outcome);
                 }
             }
@@ -157,21 +160,34 @@ impl View {
     /// Load reset: R's descendants lose their announcement, effective grants and current
     /// state; with replay, R's subtree also starts a new transcript epoch, so replayed
     /// content replaces what was shown instead of duplicating it.
+    ///
+    /// Only the members of the tour's sets within R's range are visited, and they leave
+    /// the sets: a descendant never stamped since the last reset covering it has nothing
+    /// to clear, and one with no message of its current epoch shows the same transcript
+    /// whether its epoch moves or not (epochs are only ever compared for equality).
     fn reset_subtree(&mut self, root: &Id, replay: bool) {
-        let descendants = self.descendants(root);
-        for id in &descendants {
-            if let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) {
+        for id in self.stamped_descendants(root) {
+            if let Some(s) = self.sessions.get_mut(&id).map(Arc::make_mut) {
                 s.announced_on = None;
                 s.cancel_granted_on = None;
                 s.state_current_on = None;
-                if replay {
-                    s.replay_epoch += 1;
-                }
             }
-            self.working.remove(id);
+            self.tour.mark(Set::Working, &id, false);
+            self.tour.mark(Set::Stamped, &id, false);
         }
-        if replay && let Some(s) = self.sessions.get_mut(root).map(Arc::make_mut) {
-            s.replay_epoch += 1;
+        if !replay {
+            return;
+        }
+        let written: Vec<Id> = self
+            .tour
+            .within(Set::Transcript, root, false)
+            .cloned()
+            .collect();
+        for id in written {
+            if let Some(s) = self.sessions.get_mut(&id).map(Arc::make_mut) {
+                s.replay_epoch += 1;
+            }
+            self.tour.mark(Set::Transcript, &id, false);
         }
     }
 
@@ -202,7 +218,7 @@ impl View {
                             s.cancel_granted_on = None;
                             s.state_current_on = None;
                         }
-                        self.working.remove(id);
+                        self.tour.mark(Set::Working, id, false);
                     }
                 }
             }
@@ -238,15 +254,16 @@ impl View {
     }
 
     /// Can `child` be associated under `parent`? Not itself, not an Agent-created root,
-    /// never a second parent, never an ancestor of its parent.
-    pub fn association_allowed(&self, parent: &str, child: &str) -> bool {
+    /// never a second parent, never an ancestor of its parent (a child never changes
+    /// parent, so only a root can be one: a tour lookup, not a walk).
+    pub(crate) fn association_allowed(&self, parent: &str, child: &str) -> bool {
         if parent == child {
             return false;
         }
         match self.sessions.get(child) {
             Some(s) if s.agent_root => false,
             Some(s) if s.parent.is_some() => s.parent.as_deref() == Some(parent),
-            _ => !self.ancestors_or_self(parent).any(|a| a == child),
+            _ => !self.is_descendant(parent, child),
         }
     }
 
@@ -259,20 +276,28 @@ impl View {
         }
         let conn = self.conn;
         let in_replay = self.in_replay();
-        let Some(s) = self.session_mut(child) else {
+        // A child seen for the first time is placed under its parent in the tour at once.
+        let fresh = !self.sessions.contains_key(child);
+        let child = self.intern_under(child, Some(parent));
+        let Some(s) = self.sessions.get_mut(&child).map(Arc::make_mut) else {
             return;
         };
-        let child = s.id.clone();
         if s.parent.is_none() {
             s.parent = Some(parent.clone());
             if let Some(p) = self.sessions.get_mut(parent).map(Arc::make_mut) {
                 p.children.push_back(child.clone());
+            }
+            if !fresh {
+                self.tour.link(parent, &child);
             }
         }
         let attempt_covers = self.resume_pending_over(&child);
         let Some(s) = self.sessions.get_mut(&child).map(Arc::make_mut) else {
             return;
         };
+        if !s.stamped() {
+            self.tour.mark(Set::Stamped, &child, true);
+        }
         s.announced_on = Some(conn);
         if let Some(title) = patch_str(string_patch(update, "title")) {
             s.title = title;
@@ -320,6 +345,11 @@ impl View {
         let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) else {
             return;
         };
+        let was_working = s.state_current_on == Some(conn)
+            && matches!(s.state_name(), Some("running" | "requires_action"));
+        if current && !s.stamped() {
+            self.tour.mark(Set::Stamped, id, true);
+        }
         let changed = s.state != snapshot;
         if changed
             && snapshot
@@ -333,10 +363,8 @@ impl View {
         s.state = snapshot;
         s.state_current_on = current.then_some(conn);
         let working = current && matches!(s.state_name(), Some("running" | "requires_action"));
-        if working {
-            self.working.insert(id.clone());
-        } else {
-            self.working.remove(id);
+        if working != was_working {
+            self.tour.mark(Set::Working, id, working);
         }
         if attempt_covers {
             self.touch_attempts(id);
@@ -347,7 +375,7 @@ impl View {
         let covering: Vec<RpcId> = self
             .attempts
             .iter()
-            .filter(|(_, a)| self.ancestors_or_self(id).any(|x| x == &*a.root))
+            .filter(|(_, a)| a.root == *id || self.tour.is_descendant(id, &a.root))
             .map(|(k, _)| k.clone())
             .collect();
         for key in covering {
@@ -363,6 +391,8 @@ impl View {
         };
         let conn = self.conn;
         let transcripts = self.options.transcripts;
+        // Its period (and perhaps its content) is written in the current epoch below.
+        self.tour.mark(Set::Transcript, outer, true);
         let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
             return;
         };
@@ -401,38 +431,7 @@ impl View {
                 *slot = Some(id.into());
             }
         }
-        if chunk {
-            if let Some(block) = update.get("content").filter(|c| is_content_block(c)) {
-                if m.content_epoch != epoch {
-                    m.content = Vector::new();
-                    m.content_epoch = epoch;
-                }
-                if transcripts {
-                    m.content.push_back(block.clone());
-                }
-            }
-            return;
-        }
-        match update.get("content") {
-            Some(Value::Null) => {
-                m.content = Vector::new();
-                m.content_epoch = epoch;
-            }
-            Some(Value::Array(blocks)) => {
-                m.content = if transcripts {
-                    blocks.iter().cloned().collect()
-                } else {
-                    Vector::new()
-                };
-                m.content_epoch = epoch;
-            }
-            _ => {}
-        }
-        match update.get("_meta") {
-            None => {}
-            Some(Value::Null) => m.meta = None,
-            Some(meta) => m.meta = Some(meta.clone()),
-        }
+        write_content(m, update, chunk, epoch, transcripts);
     }
 
     fn tool_call(&mut self, outer: &Id, kind: &str, update: &Map<String, Value>) {
@@ -465,11 +464,32 @@ impl View {
             }
             None => return,
         };
-        let entry = (s.id.clone(), key);
-        if is_open(status.unwrap_or("pending")) {
-            self.open_calls.insert(entry);
-        } else {
-            self.open_calls.remove(&entry);
+        let session = s.id.clone();
+        self.set_open_call(&session, key, is_open(status.unwrap_or("pending")));
+    }
+
+    /// Enters or leaves the open-call index (and the tour's `OpenCalls` set with it).
+    fn set_open_call(&mut self, session: &Id, call: Arc<str>, open: bool) {
+        let (had, any) = match self.open_calls.get_mut(session) {
+            Some(calls) => {
+                if open {
+                    calls.insert(call);
+                } else {
+                    calls.remove(&call);
+                }
+                (true, !calls.is_empty())
+            }
+            None if open => {
+                self.open_calls.insert(session.clone(), OrdSet::unit(call));
+                (false, true)
+            }
+            None => (false, false),
+        };
+        if !any {
+            self.open_calls.remove(session);
+        }
+        if any != had {
+            self.tour.mark(Set::OpenCalls, session, any);
         }
     }
 
@@ -477,45 +497,89 @@ impl View {
     /// unfinished tool calls of the target and of its descendants not confirmed idle are
     /// shown cancelled until the Agent reports them.
     ///
-    /// Only the calls still open are visited (the `open_calls` index, grouped by session),
-    /// each session tested once by walking up its parent chain, so the cost follows the
-    /// unfinished work, not the size of the target's subtree.
+    /// Only the sessions with open calls within the target's range of the tour are
+    /// visited, so the cost follows the unfinished work, not the target's subtree.
     fn cancel_tool_calls(&mut self, target: &str) {
-        let mut hits: Vec<(Id, Arc<str>)> = Vec::new();
-        let mut last: Option<(&Id, bool)> = None;
-        for entry in self.open_calls.iter() {
-            let session = &entry.0;
-            let hit = match last {
-                Some((s, hit)) if s == session => hit,
-                _ => {
-                    let hit = &**session == target
-                        || (self.is_descendant(session, target)
-                            && self.current_state(session) != Some("idle"));
-                    last = Some((session, hit));
-                    hit
-                }
+        let hit: Vec<Id> = self
+            .tour
+            .within(Set::OpenCalls, target, false)
+            .filter(|s| &***s == target || self.current_state(s) != Some("idle"))
+            .cloned()
+            .collect();
+        for session in hit {
+            let Some(calls) = self.open_calls.remove(&session) else {
+                continue;
             };
-            if hit {
-                hits.push(entry.clone());
+            self.tour.mark(Set::OpenCalls, &session, false);
+            let Some(s) = self.sessions.get_mut(&session).map(Arc::make_mut) else {
+                continue;
+            };
+            for call in &calls {
+                if let Some(c) = s.tool_calls.get_mut(call) {
+                    c.status = "cancelled".into();
+                    c.locally_cancelled = true;
+                }
             }
         }
-        for entry in hits {
-            if let Some(call) = self
-                .sessions
-                .get_mut(&entry.0)
-                .map(Arc::make_mut)
-                .and_then(|s| s.tool_calls.get_mut(&entry.1))
-            {
-                call.status = "cancelled".into();
-                call.locally_cancelled = true;
+    }
+
+    /// Registers a pending request (replacing, and unindexing, one with the same id).
+    fn add_pending(&mut self, request: Pending) {
+        let key = (request.from, request.id.clone());
+        self.remove_pending(&key);
+        if is_interaction(&request)
+            && let Some(session) = &request.session
+        {
+            self.set_interaction(&session.clone(), &request.id, true);
+        }
+        self.pending.insert(key, request);
+    }
+
+    fn remove_pending(&mut self, key: &(Side, RpcId)) -> Option<Pending> {
+        let request = self.pending.remove(key)?;
+        if is_interaction(&request)
+            && let Some(session) = &request.session
+        {
+            self.set_interaction(session, &request.id, false);
+        }
+        Some(request)
+    }
+
+    /// Enters or leaves the interaction index (and the tour's `Interactions` set).
+    fn set_interaction(&mut self, session: &Id, id: &RpcId, on: bool) {
+        let (had, any) = match self.interactions.get_mut(session) {
+            Some(ids) => {
+                if on {
+                    ids.insert(id.clone());
+                } else {
+                    ids.remove(id);
+                }
+                (true, !ids.is_empty())
             }
-            self.open_calls.remove(&entry);
+            None if on => {
+                self.interactions
+                    .insert(session.clone(), OrdSet::unit(id.clone()));
+                (false, true)
+            }
+            None => (false, false),
+        };
+        if !any {
+            self.interactions.remove(session);
+        }
+        if any != had {
+            self.tour.mark(Set::Interactions, session, any);
         }
     }
 
     /// The shared id of session `id`, created on first sight (the id is allocated only
     /// then); one lookup when it exists.
     fn intern(&mut self, id: &str) -> Id {
+        self.intern_under(id, None)
+    }
+
+    /// [`View::intern`], placing a new session in the tour as the last child of `parent`
+    /// (the caller makes it that parent's child) or, without one, as a new root.
+    fn intern_under(&mut self, id: &str, parent: Option<&str>) -> Id {
         if let Some((key, _)) = self.sessions.get_key_value(id) {
             return key.clone();
         }
@@ -525,6 +589,13 @@ impl View {
             Arc::new(Session::new(id.clone(), self.next_seq)),
         );
         self.next_seq += 1;
+        match parent {
+            Some(parent) => self.tour.add_under(parent, &id),
+            None => self.tour.add(&id),
+        }
+        if self.interactions.contains_key(&id) {
+            self.tour.mark(Set::Interactions, &id, true);
+        }
         id
     }
 
@@ -535,6 +606,49 @@ impl View {
     }
 }
 
+/// A chunk appends its block (the first chunk of a new epoch replaces what an earlier
+/// epoch showed); a whole message replaces the content and patches `_meta`.
+fn write_content(
+    m: &mut Message,
+    update: &Map<String, Value>,
+    chunk: bool,
+    epoch: u64,
+    transcripts: bool,
+) {
+    if chunk {
+        if let Some(block) = update.get("content").filter(|c| is_content_block(c)) {
+            if m.content_epoch != epoch {
+                m.content = Vector::new();
+                m.content_epoch = epoch;
+            }
+            if transcripts {
+                m.content.push_back(block.clone());
+            }
+        }
+        return;
+    }
+    match update.get("content") {
+        Some(Value::Null) => {
+            m.content = Vector::new();
+            m.content_epoch = epoch;
+        }
+        Some(Value::Array(blocks)) => {
+            m.content = if transcripts {
+                blocks.iter().cloned().collect()
+            } else {
+                Vector::new()
+            };
+            m.content_epoch = epoch;
+        }
+        _ => {}
+    }
+    match update.get("_meta") {
+        None => {}
+        Some(Value::Null) => m.meta = None,
+        Some(meta) => m.meta = Some(meta.clone()),
+    }
+}
+
 /// `session/load`, or `session/resume` with a non-null `replayFrom`, requests replay.
 pub(crate) fn is_replay_request(method: &str, params: &Value) -> bool {
     match method {
@@ -542,6 +656,15 @@ pub(crate) fn is_replay_request(method: &str, params: &Value) -> bool {
         "session/resume" => params.get("replayFrom").is_some_and(|v| !v.is_null()),
         _ => false,
     }
+}
+
+/// A pending Agent request that cancelled work must answer with the cancellation outcome.
+pub(super) fn is_interaction(request: &Pending) -> bool {
+    request.from == Side::Agent
+        && matches!(
+            &*request.method,
+            "session/request_permission" | "elicitation/create"
+        )
 }
 
 /// A tool-call status a cancel marks cancelled (shown unfinished).

@@ -364,14 +364,13 @@ fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
 }
 
 /// The live indexes hold exactly what their definitions say, after every record of
-/// seeded pseudo-random streams (associations, state reports, tool calls, cancels,
-/// load/resume with either outcome, reconnects), and a cancel through them reaches
-/// exactly what walking the target's subtree reaches.
+/// seeded pseudo-random streams (associations, state reports, tool calls, messages,
+/// permission requests, cancels, load/resume with either outcome, reconnects); the
+/// tour's descendant test answers what walking up the parent chain answers; a cancel
+/// through the indexes reaches exactly what walking the target's subtree reaches, and
+/// a load/resume resets every descendant the walk finds.
 #[test]
 fn live_indexes_answer_what_a_subtree_walk_answers() {
-    const IDS: [&str; 8] = ["R", "S", "A", "B", "C", "D", "E", "F"];
-    const STATES: [&str; 5] = ["running", "requires_action", "idle", "unknown", "_x"];
-    const STATUSES: [&str; 5] = ["pending", "in_progress", "completed", "failed", "cancelled"];
     for seed in 1..=60u64 {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut next = move |n: usize| {
@@ -386,75 +385,136 @@ fn live_indexes_answer_what_a_subtree_walk_answers() {
         }
         let mut request = 100;
         for line in 1..400 {
-            let pick = |i: usize| IDS.get(i).copied().unwrap_or("R");
-            let (a, b) = (pick(next(IDS.len())), pick(next(IDS.len())));
-            let record = match next(12) {
-                0..=2 => {
-                    let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
-                    sub(
-                        a,
-                        b,
-                        json!({"capabilities":{"cancel":{}},"state":{"state":state}}),
-                    )
-                }
-                3 => {
-                    let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
-                    upd(a, json!({"sessionUpdate":"state_update","state":state}))
-                }
-                4..=5 => {
-                    let status = STATUSES.get(next(STATUSES.len())).copied();
-                    let kind = if next(2) == 0 {
-                        "tool_call"
-                    } else {
-                        "tool_call_update"
-                    };
-                    let call = format!("c{}", next(3));
-                    let mut u = json!({"sessionUpdate":kind,"toolCallId":call});
-                    if next(4) > 0 {
-                        u["status"] = status.unwrap_or("pending").into();
-                    }
-                    upd(a, u)
-                }
-                6..=7 => client("session/cancel", None, json!({"sessionId":a})),
-                8 => {
-                    request += 1;
-                    let method = if next(2) == 0 {
-                        "session/load"
-                    } else {
-                        "session/resume"
-                    };
-                    let mut params = json!({"sessionId":a});
-                    if next(2) == 0 {
-                        params["replayFrom"] = "x".into();
-                    }
-                    client(method, Some(request), params)
-                }
-                9 => {
-                    let id = request - next(3) as u64;
-                    if next(3) == 0 {
-                        json!({"from":"agent","message":{"jsonrpc":"2.0","id":id,"error":{"code":1,"message":"no"}}}).to_string()
-                    } else {
-                        agent_result(id, json!({}))
-                    }
-                }
-                10 if next(8) == 0 => {
-                    let event = if next(2) == 0 {
-                        "connected"
-                    } else {
-                        "disconnected"
-                    };
-                    json!({"from":"transport","event":event}).to_string()
-                }
-                _ => sub(a, b, json!({})),
-            };
+            let record = random_record(&mut next, &mut request);
             let before = v.clone();
             v = v.apply(line, &record);
             v.assert_live_indexes();
+            assert_ancestry_matches_walk(&v, &IDS);
             if record.contains("session/cancel") {
                 let target = wire_target(&record);
                 assert_cancel_matches_walk(&before, &v, &target);
             }
+            if record.contains("session/load") || record.contains("session/resume\"") {
+                assert_reset_matches_walk(&v, &wire_target(&record));
+            }
         }
+    }
+}
+
+const IDS: [&str; 8] = ["R", "S", "A", "B", "C", "D", "E", "F"];
+
+/// One pseudo-random record of the stream of `live_indexes_answer_what_a_subtree_walk_answers`.
+fn random_record(next: &mut impl FnMut(usize) -> usize, request: &mut u64) -> String {
+    const STATES: [&str; 5] = ["running", "requires_action", "idle", "unknown", "_x"];
+    const STATUSES: [&str; 5] = ["pending", "in_progress", "completed", "failed", "cancelled"];
+    let pick = |i: usize| IDS.get(i).copied().unwrap_or("R");
+    let (a, b) = (pick(next(IDS.len())), pick(next(IDS.len())));
+    match next(12) {
+        0..=2 => {
+            let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
+            sub(
+                a,
+                b,
+                json!({"capabilities":{"cancel":{}},"state":{"state":state}}),
+            )
+        }
+        3 => {
+            let state = STATES.get(next(STATES.len())).copied().unwrap_or("idle");
+            upd(a, json!({"sessionUpdate":"state_update","state":state}))
+        }
+        4..=5 => {
+            let status = STATUSES.get(next(STATUSES.len())).copied();
+            let kind = ["tool_call", "tool_call_update"][next(2)];
+            let call = format!("c{}", next(3));
+            let mut u = json!({"sessionUpdate":kind,"toolCallId":call});
+            if next(4) > 0 {
+                u["status"] = status.unwrap_or("pending").into();
+            }
+            upd(a, u)
+        }
+        6..=7 => client("session/cancel", None, json!({"sessionId":a})),
+        8 => {
+            *request += 1;
+            let method = ["session/load", "session/resume"][next(2)];
+            let mut params = json!({"sessionId":a});
+            if next(2) == 0 {
+                params["replayFrom"] = "x".into();
+            }
+            client(method, Some(*request), params)
+        }
+        9 => {
+            let id = *request - next(3) as u64;
+            if next(3) == 0 {
+                json!({"from":"agent","message":{"jsonrpc":"2.0","id":id,"error":{"code":1,"message":"no"}}}).to_string()
+            } else {
+                agent_result(id, json!({}))
+            }
+        }
+        10 if next(2) == 0 => {
+            *request += 1;
+            json!({"from":"agent","message":{"jsonrpc":"2.0","id":*request,"method":"session/request_permission","params":{"sessionId":a,"toolCall":{"toolCallId":"c1"}}}}).to_string()
+        }
+        10 => upd(
+            a,
+            json!({"sessionUpdate":"session_message_chunk","messageId":"m","content":{"type":"text","text":"x"}}),
+        ),
+        11 if next(8) == 0 => {
+            let event = ["connected", "disconnected"][next(2)];
+            json!({"from":"transport","event":event}).to_string()
+        }
+        _ => sub(a, b, json!({})),
+    }
+}
+
+/// The permission requests a cancel of `target` reaches: the target's, and those of
+/// its descendants (by the parent walk) not confirmed idle.
+fn assert_interactions_match_walk(before: &View, target: &str) {
+    let mut reached: Vec<String> = before
+        .pending_requests()
+        .filter(|p| {
+            p.from == crate::acp::wire::Side::Agent && &*p.method == "session/request_permission"
+        })
+        .filter(|p| {
+            p.session.as_deref().is_some_and(|s| {
+                s == target
+                    || (before.ancestors_or_self(s).skip(1).any(|a| a == target)
+                        && before.current_state(s) != Some("idle"))
+            })
+        })
+        .map(|p| p.id.to_string())
+        .collect();
+    reached.sort();
+    let mut indexed: Vec<String> = before
+        .interactions_reached(target)
+        .into_iter()
+        .map(|p| p.id.to_string())
+        .collect();
+    indexed.sort();
+    assert_eq!(indexed, reached, "interactions reached from `{target}`");
+}
+
+/// The oracle of the tour: the walk up the parent chain.
+fn assert_ancestry_matches_walk(v: &View, ids: &[&str]) {
+    for x in ids {
+        for a in ids {
+            let walked = v.ancestors_or_self(x).skip(1).any(|p| p == *a);
+            assert_eq!(
+                v.is_descendant(x, a),
+                walked,
+                "is `{x}` a descendant of `{a}`?"
+            );
+        }
+    }
+}
+
+/// After a load/resume of `root`, no descendant the walk finds is announced, granted or
+/// current.
+fn assert_reset_matches_walk(after: &View, root: &str) {
+    for d in after.descendants(root) {
+        assert!(
+            !after.announced(&d) && !after.state_is_current(&d) && !after.effective_cancel(&d),
+            "`{d}` survived the reset of `{root}`"
+        );
     }
 }
 
@@ -484,6 +544,7 @@ fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
         .map(|id| id.to_string())
         .collect();
     assert_eq!(indexed, working, "working sessions under `{target}`");
+    assert_interactions_match_walk(before, target);
     let mut affected = vec![Id::from(target)];
     affected.extend(
         before
