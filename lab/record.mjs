@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Re-records the real traces: every scenario of every program under programs/, each run
+// against the scripted model in a loopback-only network namespace, written to
+// traces/real/<program>/<scenario>.jsonl with a header naming the provider, its version
+// and the scenario, and what the scenario expects.
+//
+//   node lab/record.mjs                 # everything
+//   node lab/record.mjs codex           # one program
+//   node lab/record.mjs codex/03-nested # one scenario (a name prefix)
+//
+// A scenario module (programs/<program>/scenarios.mjs) exports
+//   program   = { name, package, format }
+//   scenarios = [{ name, title, seed, timeoutMs?, async run(ctx) -> header fields }]
+// and `run` gets ctx = { trace, home (a fresh directory), bin(name), version, log(file) }.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { isolate } from "./lib/isolate.mjs";
+import { Trace } from "./lib/trace.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.join(here, "..", "traces", "real");
+
+function version(pkg) {
+  const file = path.join(here, "node_modules", pkg, "package.json");
+  return JSON.parse(fs.readFileSync(file, "utf8")).version;
+}
+
+function wanted(filters, program, scenario) {
+  if (!filters.length) return true;
+  return filters.some((f) => {
+    const [p, s] = f.split("/");
+    return p === program && (!s || scenario.startsWith(s));
+  });
+}
+
+async function runOne(program, scenario) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), `lab-${program.name}-`));
+  const logs = path.join(here, "out", program.name);
+  fs.mkdirSync(logs, { recursive: true });
+  const trace = new Trace();
+  const ctx = {
+    trace,
+    home,
+    version: version(program.package),
+    bin: (name) => path.join(here, "node_modules", ".bin", name),
+    log: (file) => path.join(logs, `${scenario.name}.${file}`),
+  };
+  const limit = scenario.timeoutMs ?? 180_000;
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`scenario timed out after ${limit} ms`)), limit);
+  });
+  try {
+    const fields = await Promise.race([scenario.run(ctx), timeout]);
+    const file = path.join(out, program.name, `${scenario.name}.jsonl`);
+    trace.write(file, {
+      format: program.format,
+      ...fields?.formatFields,
+      provider: { package: program.package, version: ctx.version },
+      scenario: scenario.title,
+      seed: scenario.seed,
+      recorded: "lab/record.mjs against a scripted model, loopback only",
+      ...fields?.header,
+    });
+    console.log(`recorded ${path.relative(process.cwd(), file)} (${trace.records.length} records)`);
+    return true;
+  } catch (e) {
+    console.error(`FAILED ${program.name}/${scenario.name}: ${e?.stack ?? e}`);
+    return false;
+  } finally {
+    clearTimeout(timer);
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  isolate();
+  const filters = process.argv.slice(2);
+  const dirs = fs
+    .readdirSync(path.join(here, "programs"), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  let failed = 0;
+  for (const dir of dirs) {
+    const file = path.join(here, "programs", dir, "scenarios.mjs");
+    if (!fs.existsSync(file)) continue;
+    const { program, scenarios } = await import(pathToFileURL(file).href);
+    for (const scenario of scenarios) {
+      if (!wanted(filters, program.name, scenario.name)) continue;
+      if (!(await runOne(program, scenario))) failed += 1;
+    }
+  }
+  if (failed) {
+    console.error(`${failed} scenario(s) failed; their committed traces were left as they were`);
+    process.exit(1);
+  }
+}
+
+await main();
