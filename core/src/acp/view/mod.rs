@@ -14,7 +14,7 @@
 //! learned on (`conn`), so starting a connection invalidates them all in O(1) without
 //! visiting any session.
 //!
-//! Ancestry: the ownership forest is also kept as an Euler tour ([`tour`]): each session
+//! Ancestry: the ownership forest is also kept as an Euler tour (`tour.rs`): each session
 //! holds an open and a close label, a subtree is the range between them, so "is A a
 //! descendant of B" (the association cycle check, resume coverage, cancel reach) is two
 //! lookups. What a record may have to visit in a subtree is kept in sparse sets keyed
