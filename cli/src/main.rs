@@ -109,6 +109,8 @@ enum OutputFormat {
     Json,
     /// A Mermaid flowchart.
     Mermaid,
+    /// A self-contained HTML page: the tree beside swimlanes on a time axis, with a slider.
+    Html,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

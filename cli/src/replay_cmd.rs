@@ -5,13 +5,14 @@ use std::ops::ControlFlow;
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
+use lineage_core::timeline::Timeline;
 
 use crate::{Exit, OutputFormat, ReplayArgs, input, terminal};
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let path = args.trace.display().to_string();
     match read(args) {
-        Ok(replay) => show(args, &replay),
+        Ok((replay, timeline)) => show(args, &replay, timeline.as_ref()),
         Err(message) => {
             terminal::warn(&format!("error: {path}: {message}"));
             Exit::Usage
@@ -20,19 +21,25 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
 }
 
 /// Streams the input through the engine up to `--at` (a cut: no end-of-trace findings),
-/// or to its end.
-fn read(args: &ReplayArgs) -> Result<Replay, String> {
+/// or to its end; records the timeline too for `--format html`.
+fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
     let until = args.at.and_then(|n| usize::try_from(n).ok());
     let mut engine = Engine::new(Options {
         format: args.input_format,
         ..Options::default()
     });
+    let mut timeline = (args.format == OutputFormat::Html).then(Timeline::default);
     let failed = input::each_line(&args.trace, |line| {
         if until.is_some_and(|stop| engine.line() >= stop) {
             return ControlFlow::Break(None);
         }
         match engine.push_bytes(line) {
-            Ok(_) => ControlFlow::Continue(()),
+            Ok(out) => {
+                if let Some(t) = timeline.as_mut() {
+                    t.observe(&engine, &out, &String::from_utf8_lossy(line));
+                }
+                ControlFlow::Continue(())
+            }
             Err(e) => ControlFlow::Break(Some(e)),
         }
     })?;
@@ -41,13 +48,19 @@ fn read(args: &ReplayArgs) -> Result<Replay, String> {
         _ if until.is_some() => engine.stop(),
         _ => engine.finish(),
     };
-    replay.map_err(|e: EngineError| e.to_string())
+    replay
+        .map(|r| (r, timeline))
+        .map_err(|e: EngineError| e.to_string())
 }
 
 /// Prints one view of a replay (findings go to stderr with a Mermaid chart) and returns
 /// the exit code its findings call for.
-fn show(args: &ReplayArgs, replay: &Replay) -> Exit {
+fn show(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Exit {
     let text = match args.format {
+        OutputFormat::Html => {
+            let summary = timeline.map(|t| t.summary(replay)).unwrap_or_default();
+            render::html(replay, &summary, &args.trace.display().to_string())
+        }
         OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {

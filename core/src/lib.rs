@@ -50,6 +50,7 @@ mod output;
 pub mod providers;
 pub mod render;
 pub mod replay;
+pub mod timeline;
 pub mod trace;
 pub mod tree;
 

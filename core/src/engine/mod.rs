@@ -193,6 +193,11 @@ impl Engine {
         self.line
     }
 
+    /// The latest time the records' clock reached (`at`, ms), if any record had one.
+    pub fn latest_time(&self) -> Option<Millis> {
+        self.clock.latest()
+    }
+
     /// The session tree so far (empty for `acp`).
     pub fn snapshot(&self) -> &Snapshot {
         &self.snapshot

@@ -30,6 +30,11 @@ pub(super) struct Clock {
 }
 
 impl Clock {
+    /// The latest `at` read so far.
+    pub(super) fn latest(&self) -> Option<Millis> {
+        self.latest.map(|(at, _)| at)
+    }
+
     /// Reads the `at` of the record at `line` (its time, or why it has none) and reports
     /// a bad one (`at-invalid`) or one earlier than the latest so far (`at-backwards`).
     pub(super) fn stamp(

@@ -7,12 +7,14 @@
 //! depth of the session tree: every walk keeps an explicit stack, so any depth the
 //! reducer can build renders on any thread.
 
+mod html;
 mod json;
 mod mermaid;
 #[cfg(test)]
 mod tests;
 mod text;
 
+pub use html::html;
 pub use json::snapshot_json;
 pub(crate) use mermaid::escape;
 
