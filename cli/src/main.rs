@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use lineage_core::trace::Format;
 
 mod check_cmd;
+mod convert_cmd;
 mod input;
 mod replay_cmd;
 mod rules_cmd;
@@ -34,6 +35,55 @@ enum Command {
     Rules(RulesArgs),
     /// Write a deterministic synthetic trace (for benchmarks and experiments).
     Gen(GenArgs),
+    /// Project a trace of any format to the ACP stream an Agent would send (an `acp` trace).
+    Convert(ConvertArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ConvertArgs {
+    /// The trace file (JSONL), or `-` for standard input.
+    trace: std::path::PathBuf,
+    /// The stream to write.
+    #[arg(long, value_enum)]
+    to: ConvertTarget,
+    /// v1: whether the Client advertises `subagents` (without it children are flattened
+    /// into the root session).
+    #[arg(long, value_enum, default_value_t = ClientCaps::Subagents)]
+    client_caps: ClientCaps,
+    /// v1: answer the root `session/prompt` at canonical root settlement (after every
+    /// nested child ended) or when the root provider turn ends.
+    #[arg(long, value_enum, default_value_t = PromptAt::Settlement)]
+    prompt_response: PromptAt,
+    /// The trace format when the file has no header (detected from content otherwise).
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    input_format: Option<Format>,
+    /// Write here instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ConvertTarget {
+    /// ACP v1 (`subagent_update` states on the parent).
+    AcpV1,
+    /// ACP v2 (`state_update` on the child's stream, mirrored on the parent).
+    AcpV2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ClientCaps {
+    /// The Client advertises `subagents: {}`.
+    Subagents,
+    /// The Client advertises nothing: children are presented through the root session.
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PromptAt {
+    /// At canonical root settlement.
+    Settlement,
+    /// When the root provider turn ends.
+    ProviderEnd,
 }
 
 #[derive(Debug, clap::Args)]
@@ -143,6 +193,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::run(&args).into(),
         Command::Rules(args) => rules_cmd::run(&args).into(),
         Command::Gen(args) => gen_cmd(&args).into(),
+        Command::Convert(args) => convert_cmd::run(&args).into(),
     }
 }
 

@@ -19,6 +19,7 @@
 //! assert_eq!(lineage_core::render::json(&checked)["sessions"][0]["id"], "R");
 //! ```
 
+pub mod project;
 pub mod render;
 pub mod rules;
 pub mod view;
