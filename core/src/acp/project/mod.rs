@@ -630,14 +630,18 @@ impl Projector {
                     ),
                 };
                 out.push(agent(message));
-                self.asked.insert(
-                    key,
-                    Asked {
-                        id,
-                        kind: i.kind,
-                        session: turn.session().clone(),
-                    },
-                );
+                let asked = Asked {
+                    id,
+                    kind: i.kind,
+                    session: turn.session().clone(),
+                };
+                if snapshot.turn(turn).is_some_and(|t| t.cancel.is_some()) {
+                    // Asked for work a cancel is already stopping: the Client dismisses
+                    // it at once ("the request no longer applies").
+                    out.push(client(answer(&asked, None)));
+                } else {
+                    self.asked.insert(key, asked);
+                }
             }
             InteractionStatus::Pending => {}
             InteractionStatus::Answered => {
