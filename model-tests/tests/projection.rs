@@ -75,6 +75,7 @@ fn options(version: Version, client_subagents: bool) -> Options {
         client_subagents,
         prompt_response: PromptResponse::AtRootSettlement,
         cancel_grants: CancelGrants::Children,
+        client: lineage_core::acp::project::ClientSide::Synthesized,
     }
 }
 

@@ -57,6 +57,7 @@ const MODES: [(&str, Options); 4] = [
             client_subagents: true,
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
+            client: lineage_core::acp::project::ClientSide::Synthesized,
         },
     ),
     (
@@ -66,6 +67,7 @@ const MODES: [(&str, Options); 4] = [
             client_subagents: false,
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
+            client: lineage_core::acp::project::ClientSide::Synthesized,
         },
     ),
     (
@@ -75,6 +77,7 @@ const MODES: [(&str, Options); 4] = [
             client_subagents: true,
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
+            client: lineage_core::acp::project::ClientSide::Synthesized,
         },
     ),
     (
@@ -84,6 +87,7 @@ const MODES: [(&str, Options); 4] = [
             client_subagents: true,
             prompt_response: lineage_core::acp::project::PromptResponse::AtProviderEnd,
             cancel_grants: lineage_core::acp::project::CancelGrants::None,
+            client: lineage_core::acp::project::ClientSide::Synthesized,
         },
     ),
 ];

@@ -75,6 +75,18 @@ pub enum CancelGrants {
     None,
 }
 
+/// Who writes the Client's side of the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientSide {
+    /// The projector writes it too (`initialize`, `session/new`, prompts, cancels,
+    /// answers), as the canonical log says the user acted: a whole trace (`convert`).
+    #[default]
+    Synthesized,
+    /// A real Client sends it: the projector writes only the Agent's messages, and the
+    /// Client's messages go through [`Projector::client_message`] into canonical events.
+    External,
+}
+
 /// How to project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -86,6 +98,8 @@ pub struct Options {
     pub prompt_response: PromptResponse,
     /// Cancel grants.
     pub cancel_grants: CancelGrants,
+    /// Who writes the Client's side.
+    pub client: ClientSide,
 }
 
 impl Default for Options {
@@ -95,6 +109,7 @@ impl Default for Options {
             client_subagents: true,
             prompt_response: PromptResponse::AtRootSettlement,
             cancel_grants: CancelGrants::Children,
+            client: ClientSide::Synthesized,
         }
     }
 }
@@ -155,6 +170,8 @@ pub struct Projector {
     tools: BTreeSet<(SessionId, String)>,
     /// Pending Agent→Client requests per (turn, request id).
     asked: BTreeMap<(TurnId, String), Asked>,
+    /// External Client: its `session/prompt` ids not yet given a root turn, per session.
+    prompt_ids: BTreeMap<SessionId, std::collections::VecDeque<u64>>,
 }
 
 impl Projector {
@@ -170,6 +187,14 @@ impl Projector {
             sent_text: BTreeMap::new(),
             tools: BTreeSet::new(),
             asked: BTreeMap::new(),
+            prompt_ids: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a Client message to `out` when the projector writes the Client's side.
+    fn client_says(&self, out: &mut Vec<AcpMessage>, message: Value) {
+        if self.options.client == ClientSide::Synthesized {
+            out.push(client(message));
         }
     }
 
@@ -193,6 +218,9 @@ impl Projector {
     /// The connection's opening: the Client's `initialize` (advertising `subagents` in
     /// v1 when so configured) and the Agent's answer.
     pub fn start(&mut self) -> Vec<AcpMessage> {
+        if self.options.client == ClientSide::External {
+            return Vec::new(); // the embedder answers the real Client's `initialize`
+        }
         let id = self.client_id();
         let info = json!({"name": "lineage", "version": env!("CARGO_PKG_VERSION")});
         let (request, result) = if self.options.version == Version::V2 {
@@ -293,6 +321,9 @@ impl Projector {
     }
 
     fn root_created(&mut self, session: &SessionId, out: &mut Vec<AcpMessage>) {
+        if self.options.client == ClientSide::External {
+            return; // the embedder answered the real Client's `session/new`
+        }
         let id = self.client_id();
         out.push(client(m::request(
             id,
@@ -335,14 +366,25 @@ impl Projector {
             return;
         };
         if s.kind == SessionKind::Root {
-            let text = first_user_text(s, turn.ordinal()).unwrap_or_default();
-            let id = self.client_id();
-            out.push(client(m::request(
-                id,
-                "session/prompt",
-                json!({"sessionId": turn.session().as_str(), "prompt": [m::text(&text)]}),
-            )));
-            self.prompts.insert(turn.clone(), id);
+            let id = match self.options.client {
+                ClientSide::Synthesized => {
+                    let text = first_user_text(s, turn.ordinal()).unwrap_or_default();
+                    let id = self.client_id();
+                    out.push(client(m::request(
+                        id,
+                        "session/prompt",
+                        json!({"sessionId": turn.session().as_str(), "prompt": [m::text(&text)]}),
+                    )));
+                    Some(id)
+                }
+                ClientSide::External => self
+                    .prompt_ids
+                    .get_mut(turn.session())
+                    .and_then(std::collections::VecDeque::pop_front),
+            };
+            if let Some(id) = id {
+                self.prompts.insert(turn.clone(), id);
+            }
             if self.options.version == Version::V2 {
                 // v2 resolves the prompt at acceptance with the id of the user message,
                 // which the Agent echoes; work state follows on the stream.
@@ -638,7 +680,7 @@ impl Projector {
                 if snapshot.turn(turn).is_some_and(|t| t.cancel.is_some()) {
                     // Asked for work a cancel is already stopping: the Client dismisses
                     // it at once ("the request no longer applies").
-                    out.push(client(answer(&asked, None)));
+                    self.client_says(out, answer(&asked, None));
                 } else {
                     self.asked.insert(key, asked);
                 }
@@ -646,7 +688,7 @@ impl Projector {
             InteractionStatus::Pending => {}
             InteractionStatus::Answered => {
                 if let Some(asked) = self.asked.remove(&key) {
-                    out.push(client(answer(&asked, i.answer.as_deref().or(Some("")))));
+                    self.client_says(out, answer(&asked, i.answer.as_deref().or(Some(""))));
                 }
             }
             InteractionStatus::Resolved | InteractionStatus::Superseded => self.withdraw(&key, out),
@@ -656,8 +698,11 @@ impl Projector {
     /// A request whose work ended or was resolved elsewhere: the Client answers it
     /// `cancelled` (the Agent no longer needs it).
     fn withdraw(&mut self, key: &(TurnId, String), out: &mut Vec<AcpMessage>) {
+        if self.options.client == ClientSide::External {
+            return; // the real Client answers; its answer still maps to the interaction
+        }
         if let Some(asked) = self.asked.remove(key) {
-            out.push(client(answer(&asked, None)));
+            self.client_says(out, answer(&asked, None));
         }
     }
 
@@ -672,10 +717,10 @@ impl Projector {
         {
             return; // not a cancel this Client could send
         }
-        out.push(client(m::notification(
-            "session/cancel",
-            json!({"sessionId": session.as_str()}),
-        )));
+        self.client_says(
+            out,
+            m::notification("session/cancel", json!({"sessionId": session.as_str()})),
+        );
         let covered: Vec<(TurnId, String)> = self
             .asked
             .iter()
@@ -685,6 +730,116 @@ impl Projector {
         for key in covered {
             self.withdraw(&key, out);
         }
+    }
+}
+
+/// What a real Client's message stands for in the canonical model
+/// ([`Projector::client_message`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientInput {
+    /// Push these canonical events to the engine.
+    Events(Vec<crate::Event>),
+    /// The RFD forbids it (a mutation of a child, a cancel without a current grant, an
+    /// answer to no pending request): the Agent refuses it, nothing changes.
+    Refused(String),
+    /// Nothing in the canonical model (e.g. `initialize`, which the embedder answers).
+    Ignored,
+}
+
+impl Projector {
+    /// Maps one message a real Client sent (with [`ClientSide::External`]) to canonical
+    /// events: a `session/prompt` of a root is the user's submission (its response goes
+    /// out when that root turn settles); a `session/cancel` of a root is the user's
+    /// cancel, of a child a child-only cancel, accepted only under a current grant (the
+    /// child was announced with `capabilities.cancel` and is at work); an answer to a
+    /// projected permission or elicitation request answers that interaction.
+    pub fn client_message(&mut self, snapshot: &Snapshot, message: &Value) -> ClientInput {
+        let method = message.get("method").and_then(Value::as_str);
+        let params = message.get("params").unwrap_or(&Value::Null);
+        let session = params
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(SessionId::from);
+        match (method, session) {
+            (Some("session/prompt"), Some(s)) => self.client_prompt(snapshot, s, message, params),
+            (Some("session/cancel"), Some(s)) => self.client_cancel(snapshot, s),
+            (Some(_), _) => ClientInput::Ignored,
+            (None, _) => self.client_answer(message),
+        }
+    }
+
+    fn client_prompt(
+        &mut self,
+        snapshot: &Snapshot,
+        s: SessionId,
+        message: &Value,
+        params: &Value,
+    ) -> ClientInput {
+        if is_child(snapshot, &s) {
+            return ClientInput::Refused(format!(
+                "`session/prompt` names `{s}`, an Agent-owned child session: children are restricted"
+            ));
+        }
+        if let Some(id) = message.get("id").and_then(Value::as_u64) {
+            self.prompt_ids.entry(s.clone()).or_default().push_back(id);
+        }
+        let text: Vec<&str> = params
+            .get("prompt")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
+        ClientInput::Events(vec![crate::Event::UserSubmitted {
+            session: s,
+            message: None,
+            text: Some(text.join("\n")),
+        }])
+    }
+
+    fn client_cancel(&self, snapshot: &Snapshot, s: SessionId) -> ClientInput {
+        let granted = self.announced.contains(&s)
+            && self.options.cancel_grants == CancelGrants::Children
+            && snapshot
+                .session(&s)
+                .is_some_and(|c| c.active_turn().is_some());
+        if is_child(snapshot, &s) && !granted {
+            return ClientInput::Refused(format!(
+                "`session/cancel` of child `{s}` without a current `cancel` grant"
+            ));
+        }
+        ClientInput::Events(vec![crate::Event::CancelRequested { session: s }])
+    }
+
+    fn client_answer(&mut self, message: &Value) -> ClientInput {
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            return ClientInput::Ignored;
+        };
+        let Some(key) = self
+            .asked
+            .iter()
+            .find(|(_, a)| a.id == id)
+            .map(|(k, _)| k.clone())
+        else {
+            return ClientInput::Refused(format!(
+                "a response to {id}, which is no pending request"
+            ));
+        };
+        let Some(asked) = self.asked.remove(&key) else {
+            return ClientInput::Ignored;
+        };
+        let result = message.get("result").unwrap_or(&Value::Null);
+        let answer = result
+            .pointer("/outcome/optionId")
+            .or_else(|| result.pointer("/outcome/outcome"))
+            .or_else(|| result.get("action"))
+            .and_then(Value::as_str)
+            .unwrap_or("error");
+        ClientInput::Events(vec![crate::Event::InteractionAnswered {
+            session: asked.session,
+            request: key.1.as_str().into(),
+            answer: Some(answer.to_owned()),
+        }])
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::engine::{Engine, Options as EngineOptions};
+use serde_json::json;
 
 fn project(text: &str, options: Options) -> Vec<AcpMessage> {
     let mut engine = Engine::new(EngineOptions::default());
@@ -169,4 +170,131 @@ fn child_approvals_are_asked_on_the_child_session_and_answered_by_the_client() {
             .count();
         assert_eq!(answers, 1, "request {id} answered once");
     }
+}
+
+/// An embedder's loop: the real Client's messages become canonical events, the Agent's
+/// side comes out of the projector.
+struct Host {
+    engine: Engine,
+    projector: Projector,
+    agent: Vec<AcpMessage>,
+}
+
+impl Host {
+    fn new(cancel_grants: CancelGrants) -> Self {
+        Self {
+            engine: Engine::new(EngineOptions::default()),
+            projector: Projector::new(Options {
+                client: ClientSide::External,
+                cancel_grants,
+                ..Options::default()
+            }),
+            agent: Vec::new(),
+        }
+    }
+
+    fn event(&mut self, event: crate::Event) {
+        let out = self.engine.push_event(event, None).unwrap();
+        let projected = self.projector.project(self.engine.snapshot(), &out.changes);
+        assert!(
+            projected.iter().all(|m| m.from == Side::Agent),
+            "{projected:?}"
+        );
+        self.agent.extend(projected);
+    }
+
+    fn provider(&mut self, line: &str) {
+        let event: crate::Event = serde_json::from_str(line).unwrap();
+        self.event(event);
+    }
+
+    fn client(&mut self, message: Value) -> ClientInput {
+        let input = self
+            .projector
+            .client_message(self.engine.snapshot(), &message);
+        if let ClientInput::Events(events) = &input {
+            for e in events.clone() {
+                self.event(e);
+            }
+        }
+        input
+    }
+}
+
+#[test]
+fn a_real_clients_prompt_cancel_and_answer_become_canonical_events() {
+    let mut host = Host::new(CancelGrants::Children);
+    host.provider(r#"{"type":"root_session_created","session":"R"}"#);
+    let prompt = json!({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"R","prompt":[{"type":"text","text":"go"}]}});
+    assert!(matches!(host.client(prompt), ClientInput::Events(_)));
+    host.provider(r#"{"type":"root_provider_turn_started","session":"R"}"#);
+    host.provider(
+        r#"{"type":"child_spawned","session":"A","parent_session":"R","tool_call":"t1"}"#,
+    );
+    host.provider(r#"{"type":"child_turn_started","session":"A"}"#);
+    host.provider(
+        r#"{"type":"interaction_requested","session":"A","request":"p1","kind":"approval"}"#,
+    );
+    let ask = host
+        .agent
+        .iter()
+        .find(|m| m.message["method"] == "session/request_permission")
+        .unwrap()
+        .message
+        .clone();
+    assert_eq!(ask["params"]["sessionId"], "A");
+    let answer = json!({"jsonrpc":"2.0","id":ask["id"],"result":{"outcome":{"outcome":"selected","optionId":"allow"}}});
+    assert!(matches!(host.client(answer), ClientInput::Events(_)));
+    let snapshot = host.engine.snapshot();
+    let turn = snapshot
+        .session(&"A".into())
+        .unwrap()
+        .active_turn()
+        .unwrap()
+        .id
+        .clone();
+    let i = snapshot.interaction(&turn, &"p1".into()).unwrap();
+    assert_eq!(i.status, InteractionStatus::Answered);
+    assert_eq!(i.answer.as_deref(), Some("allow"));
+    // A child-only cancel under the grant the announcement gave.
+    let cancel = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"A"}});
+    assert_eq!(
+        host.client(cancel),
+        ClientInput::Events(vec![crate::Event::CancelRequested {
+            session: "A".into()
+        }])
+    );
+    assert_eq!(
+        host.engine.snapshot().turn(&turn).map(|t| t.phase),
+        Some(Phase::Settling)
+    );
+    host.provider(r#"{"type":"cancel_acknowledged","session":"A"}"#);
+    host.provider(r#"{"type":"cancel_completed","session":"A"}"#);
+    let confirmed = host.agent.last().unwrap();
+    assert_eq!(
+        confirmed.message["params"]["update"]["state"]["stopReason"],
+        "cancelled"
+    );
+    host.provider(r#"{"type":"root_provider_turn_completed","session":"R","outcome":"completed"}"#);
+    let response = host.agent.iter().find(|m| m.message["id"] == 7).unwrap();
+    assert_eq!(response.message["result"]["stopReason"], "end_turn");
+}
+
+#[test]
+fn a_real_clients_cancel_of_an_ungranted_child_or_prompt_of_a_child_is_refused() {
+    let mut host = Host::new(CancelGrants::None);
+    host.provider(r#"{"type":"root_session_created","session":"R"}"#);
+    host.provider(r#"{"type":"user_submitted","session":"R","text":"go"}"#);
+    host.provider(
+        r#"{"type":"child_spawned","session":"A","parent_session":"R","tool_call":"t1"}"#,
+    );
+    let cancel = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"A"}});
+    assert!(matches!(host.client(cancel), ClientInput::Refused(_)));
+    let prompt = json!({"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"A","prompt":[]}});
+    assert!(matches!(host.client(prompt), ClientInput::Refused(_)));
+    let stray = json!({"jsonrpc":"2.0","id":99,"result":{}});
+    assert!(matches!(host.client(stray), ClientInput::Refused(_)));
+    // The root's own cancel needs no grant.
+    let cancel_root = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}});
+    assert!(matches!(host.client(cancel_root), ClientInput::Events(_)));
 }
