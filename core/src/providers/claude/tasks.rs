@@ -133,6 +133,11 @@ impl ClaudeAdapter {
     }
 
     pub(super) fn task_notification(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        // The CLI answers every task notification that reaches the root with a model turn
+        // of its own (real 2.1.328: after a background agent finished or was stopped, after
+        // a background Bash exited). When the root turn is still active that turn joins it;
+        // when the root turn has settled meanwhile, its output belongs to no turn.
+        self.follow_up_due = true;
         let task = message
             .get("task_id")
             .and_then(Value::as_str)
