@@ -16,6 +16,8 @@ mod control;
 mod guard;
 mod messages;
 mod tasks;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
