@@ -60,4 +60,7 @@ recorded! {
     guidance_while_a_child_runs_joins_the_same_root_turn => "13-guidance-while-children-run.jsonl",
     prompt_on_the_command_line_opens_the_root_turn => "14-prompt-on-command-line.jsonl",
     hook_callback_answers_are_not_unknown_responses => "15-hook-callback.jsonl",
+    send_message_to_a_finished_child_opens_its_next_turn => "16-follow-up-to-the-same-child.jsonl",
+    guidance_during_a_live_provider_turn_joins_it => "17-guidance-while-a-foreground-child-runs.jsonl",
+    interrupt_after_the_result_cancels_the_background_children => "18-interrupt-with-background-children.jsonl",
 }

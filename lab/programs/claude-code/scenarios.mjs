@@ -555,4 +555,97 @@ export const scenarios = [
       return { turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:completed" }, parents: { [child]: `${root}#1` }, interactions, findings: [] };
     },
   ),
+  scenario(
+    "16-follow-up-to-the-same-child",
+    "after a foreground child answered, the root continues it with SendMessage: the same child session gets its next turn",
+    "003 Session And Turn Semantics: A child turn is initiated by delegation from its parent turn or by later guidance sent to that same child session",
+    async (ctx) => {
+      let agentId = null;
+      const host = await start(ctx, (req, a) => {
+        if (req.child) return { text: a.last.includes("[again]") ? "Directories: none." : "Files: three." };
+        if (a.replies === 0) return { calls: [agent("count files", "Count the files.")] };
+        if (a.replies === 1) return { calls: [{ name: "ToolSearch", input: { query: "select:SendMessage", max_results: 1 } }] };
+        if (a.replies === 2) return { calls: [{ name: "SendMessage", input: { to: agentId, message: "[again] Now count the directories." } }] };
+        return { text: "Three files, no directories." };
+      });
+      host.user("Count the files with a subagent, then ask the same subagent about directories.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      agentId = (await host.task("count files")).task_id;
+      await untilResults(host, 1);
+      // A continued agent may report back later (in the background): give it the time.
+      await host.peer.waitFor((m) => m.type === "system" && m.subtype === "task_notification" && m.task_id === agentId && host.peer.seen.filter((x) => x.subtype === "task_notification" && x.task_id === agentId).length >= 2, 20_000).catch(() => {});
+      if (host.peer.seen.filter((m) => m.type === "result").length < 2) await sleep(3_000);
+      await host.end();
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:completed", [`${child}#2`]: "settled:completed" },
+        parents: { [child]: `${root}#1` },
+        findings: [],
+      };
+    },
+  ),
+  scenario(
+    "17-guidance-while-a-foreground-child-runs",
+    "a second user message while a foreground child runs (the root's provider turn is live) joins the same root turn",
+    "003 Sending While Children Run: Append/guide the root provider turn when one is active",
+    async (ctx) => {
+      const hold = gate();
+      let running = false;
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          running = true;
+          await hold.wait();
+          return { text: "Files: three." };
+        }
+        if (a.replies === 0) return { calls: [agent("count files", "Count the files.")] };
+        return { text: a.prompt.includes("directories") || req.text.includes("directories") ? "Three files; I noted the directories request." : "Three files." };
+      });
+      host.user("Count the files with a subagent.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      while (!running) await sleep(50);
+      host.user("Also mention the directories.");
+      await sleep(500);
+      hold.open();
+      await untilResults(host, 1);
+      await sleep(1_500); // a queued message may get a model turn of its own
+      await host.end();
+      return { turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:completed", [`${root}#2`]: "absent" }, parents: { [child]: `${root}#1` }, findings: [] };
+    },
+  ),
+  scenario(
+    "18-interrupt-with-background-children",
+    "the user interrupts after the root's result while two background children still run",
+    "003 Cancellation: Cancel stops the SDK root provider turn and every known child task/agent that the SDK can address",
+    async (ctx) => {
+      const hold = gate();
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          await hold.wait();
+          return { text: "late" };
+        }
+        if (a.notified) return { text: "A background subagent changed state." };
+        return a.replies === 0
+          ? { calls: [agent("count files", "[A] Count the files.", true), agent("count directories", "[B] Count the directories.", true)] }
+          : { text: "Two background subagents started." };
+      });
+      host.user("Count files and directories with two background subagents.");
+      const root = await host.session();
+      const a = await host.agent("count files");
+      const b = await host.agent("count directories");
+      await host.task("count files");
+      await host.task("count directories");
+      await untilResults(host, 1);
+      await host.control({ subtype: "interrupt" });
+      await sleep(3_000);
+      hold.open();
+      await sleep(1_000);
+      await host.end();
+      return {
+        turns: { [`${root}#1`]: "settled:canceled", [`${a}#1`]: "settled:canceled", [`${b}#1`]: "settled:canceled" },
+        parents: { [a]: `${root}#1`, [b]: `${root}#1` },
+        findings: [],
+      };
+    },
+  ),
 ];

@@ -57,9 +57,10 @@ pub struct ClaudeAdapter {
     control_requests: BTreeSet<String>,
     /// A host `user` record was seen (a prompt given on the command line is not echoed).
     host_user_seen: bool,
-    /// A task notification arrived since the last root `result`: the CLI follows it with
-    /// a model turn of its own, whose output is dropped if the root turn has settled
-    /// meanwhile (a settled root turn never reopens).
+    /// A task notification arrived and no follow-up of a settled root turn ended since:
+    /// the CLI answers a notification with a model turn of its own (even one that arrived
+    /// during a live provider turn), whose output is dropped when the root turn has
+    /// settled meanwhile (a settled root turn never reopens).
     follow_up_due: bool,
     /// The final-child continuation reservation, while armed.
     reservation: Option<Reservation>,
@@ -335,7 +336,6 @@ impl ClaudeAdapter {
             }
             self.start_provider_turn(cx, "provider");
         }
-        self.follow_up_due = false; // a notification before this result was answered in it
         self.last_outcome = Some(outcome);
         self.end_provider_turn(cx, outcome, error);
         for op in self.cancels.values_mut() {

@@ -279,3 +279,52 @@ fn an_overflow_names_the_bound_it_hit() {
         .unwrap_or_default();
     assert!(overflow.contains("4096"), "{overflow}");
 }
+
+#[test]
+fn send_message_to_a_finished_child_starts_its_next_turn() {
+    // Real order: the child's foreground turn ends, then `SendMessage` restarts the same
+    // task under the SendMessage tool use, in the background.
+    let send = assistant(
+        None,
+        json!([{"type": "tool_use", "id": "toolu_send", "name": "SendMessage", "input": {"to": "ta", "message": "again"}}]),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}})),
+        send,
+        task("local_agent", "ta", "toolu_send", true),
+        assistant(Some("toolu_a"), json!([{"type": "text", "text": "again: done"}])),
+        notification("ta", "toolu_send", "completed"),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#2"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
+    // The notification arrived while the root's model call was in flight; the CLI still
+    // answers it with its own model turn after the result, when the root has settled.
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notification("ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        init(),
+        text("The background subagent finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
