@@ -289,7 +289,9 @@ mod tests {
     use crate::{SessionId, TurnId};
 
     fn fold(events: &[Event]) -> Snapshot {
-        events.iter().fold(Snapshot::new(), |s, e| s.apply(e, None).snapshot)
+        events
+            .iter()
+            .fold(Snapshot::new(), |s, e| s.apply(e, None).snapshot)
     }
 
     fn outcome(s: &Snapshot, turn: &str) -> Option<Outcome> {
