@@ -42,7 +42,9 @@ fn codes(replay: &Replay) -> Vec<Code> {
 }
 
 fn user(text: &str) -> String {
-    host(json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": null, "session_id": ""}))
+    host(
+        json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": null, "session_id": ""}),
+    )
 }
 
 fn init() -> String {
@@ -50,7 +52,9 @@ fn init() -> String {
 }
 
 fn assistant(parent: Option<&str>, content: Value) -> String {
-    cli(json!({"type": "assistant", "message": {"id": "m", "role": "assistant", "content": content}, "parent_tool_use_id": parent, "session_id": R}))
+    cli(
+        json!({"type": "assistant", "message": {"id": "m", "role": "assistant", "content": content}, "parent_tool_use_id": parent, "session_id": R}),
+    )
 }
 
 fn launch(id: &str, background: bool) -> String {
@@ -61,31 +65,43 @@ fn launch(id: &str, background: bool) -> String {
 }
 
 fn task(kind: &str, task: &str, tool_use: &str, background: bool) -> String {
-    cli(json!({"type": "system", "subtype": "task_started", "task_id": task, "tool_use_id": tool_use, "task_type": kind, "is_backgrounded": background, "session_id": R}))
+    cli(
+        json!({"type": "system", "subtype": "task_started", "task_id": task, "tool_use_id": tool_use, "task_type": kind, "is_backgrounded": background, "session_id": R}),
+    )
 }
 
 fn notification(task: &str, tool_use: &str, status: &str) -> String {
-    cli(json!({"type": "system", "subtype": "task_notification", "task_id": task, "tool_use_id": tool_use, "status": status, "summary": "s", "session_id": R}))
+    cli(
+        json!({"type": "system", "subtype": "task_notification", "task_id": task, "tool_use_id": tool_use, "status": status, "summary": "s", "session_id": R}),
+    )
 }
 
 fn killed(task: &str) -> String {
-    cli(json!({"type": "system", "subtype": "task_updated", "task_id": task, "patch": {"status": "killed"}, "session_id": R}))
+    cli(
+        json!({"type": "system", "subtype": "task_updated", "task_id": task, "patch": {"status": "killed"}, "session_id": R}),
+    )
 }
 
 /// The launch result real 2.1.328 gives a launch the interrupt stopped.
 fn rejected(tool_use: &str) -> String {
-    cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "is_error": true, "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "is_error": true, "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
         "parent_tool_use_id": null, "session_id": R, "tool_use_result": "User rejected tool use",
-        "tool_result_meta": [{"id": tool_use, "non_execution_kind": "user-rejected"}]}))
+        "tool_result_meta": [{"id": tool_use, "non_execution_kind": "user-rejected"}]}),
+    )
 }
 
 fn async_launched(tool_use: &str) -> String {
-    cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "content": "Async agent launched successfully."}]},
-        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "t"}}))
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "t"}}),
+    )
 }
 
 fn result(subtype: &str) -> String {
-    cli(json!({"type": "result", "subtype": subtype, "is_error": subtype != "success", "result": "r", "session_id": R}))
+    cli(
+        json!({"type": "result", "subtype": subtype, "is_error": subtype != "success", "result": "r", "session_id": R}),
+    )
 }
 
 fn control(id: &str, request: Value) -> String {
@@ -93,7 +109,9 @@ fn control(id: &str, request: Value) -> String {
 }
 
 fn answered(id: &str, response: Value) -> String {
-    cli(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": response}}))
+    cli(
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": response}}),
+    )
 }
 
 fn text(line: &str) -> String {
@@ -125,7 +143,9 @@ fn a_launch_the_user_rejected_during_an_interrupt_is_canceled_not_failed() {
 fn a_permission_withdrawn_by_an_interrupt_is_superseded_by_the_cancel() {
     // Real order: interrupt, control_cancel_request, control_response, the rejected launch
     // result, then killed and stopped.
-    let ask = cli(json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": "toolu_b", "agent_id": "ta"}}));
+    let ask = cli(
+        json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": "toolu_b", "agent_id": "ta"}}),
+    );
     let r = replay(&[
         user("go"),
         init(),
@@ -152,7 +172,9 @@ fn a_permission_withdrawn_by_an_interrupt_is_superseded_by_the_cancel() {
 
 #[test]
 fn a_withdrawn_permission_outside_a_cancel_is_resolved() {
-    let ask = cli(json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}));
+    let ask = cli(
+        json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+    );
     let r = replay(&[
         user("go"),
         init(),
@@ -182,7 +204,9 @@ fn stop_the_last_background_child() -> Vec<String> {
         killed("ta"),
         notification("ta", "toolu_a", "stopped"),
         answered("h1", json!({})),
-        cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R})),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R}),
+        ),
         init(),
         text("The background subagent was stopped."),
         result("success"),
@@ -193,7 +217,11 @@ fn stop_the_last_background_child() -> Vec<String> {
 fn the_stopped_childs_interrupt_marker_is_no_late_history() {
     let r = replay(&stop_the_last_background_child());
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
-    assert!(!codes(&r).contains(&Code::LateChildOutput), "{:?}", codes(&r));
+    assert!(
+        !codes(&r).contains(&Code::LateChildOutput),
+        "{:?}",
+        codes(&r)
+    );
 }
 
 #[test]
@@ -240,7 +268,9 @@ fn a_prompt_given_on_the_command_line_opens_the_root_turn() {
         launch("toolu_a", false),
         task("local_agent", "ta", "toolu_a", false),
         notification("ta", "toolu_a", "completed"),
-        cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}})),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
         text("done"),
         result("success"),
     ]);
@@ -257,9 +287,13 @@ fn a_prompt_given_on_the_command_line_opens_the_root_turn() {
 
 #[test]
 fn answers_to_hook_callbacks_are_no_unknown_responses() {
-    let hook = cli(json!({"type": "control_request", "request_id": "hk1", "request": {"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}}));
+    let hook = cli(
+        json!({"type": "control_request", "request_id": "hk1", "request": {"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}}),
+    );
     let reply = |id: &str| {
-        host(json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {"continue": true}}}))
+        host(
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {"continue": true}}}),
+        )
     };
     let r = replay(&[user("go"), init(), hook, reply("hk1"), reply("nobody")]);
     let lines: Vec<(usize, Code)> = r.findings.iter().map(|f| (f.line, f.rule)).collect();
@@ -294,10 +328,15 @@ fn send_message_to_a_finished_child_starts_its_next_turn() {
         launch("toolu_a", false),
         task("local_agent", "ta", "toolu_a", false),
         notification("ta", "toolu_a", "completed"),
-        cli(json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}})),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
         send,
         task("local_agent", "ta", "toolu_send", true),
-        assistant(Some("toolu_a"), json!([{"type": "text", "text": "again: done"}])),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "text", "text": "again: done"}]),
+        ),
         notification("ta", "toolu_send", "completed"),
         text("done"),
         result("success"),
