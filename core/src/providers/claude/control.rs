@@ -114,22 +114,7 @@ impl ClaudeAdapter {
                     .resolve_alias(&Alias::new("agent", agent))
                     .cloned();
                 if bound.is_none() {
-                    // The callback can precede the child's own tool use: hold it until the
-                    // agent id is bound, never give it to the root.
-                    if self.held_count < HOLD_LIMIT {
-                        self.held_count += 1;
-                        self.held_permissions
-                            .entry(agent.to_owned())
-                            .or_default()
-                            .push((cx.line(), record.clone()));
-                    } else {
-                        cx.finding(
-                            Code::HeldEventsOverflow,
-                            format!(
-                                "permission request for agent `{agent}` dropped: {HOLD_LIMIT} permission requests already wait for an agent id to bind (at most {HOLD_LIMIT} in all)"
-                            ),
-                        );
-                    }
+                    self.hold_permission(cx, agent, record);
                     return;
                 }
                 bound
@@ -154,6 +139,25 @@ impl ClaudeAdapter {
             tool_call: tool_use.map(Into::into),
             title: title.map(String::from),
         });
+    }
+
+    /// The callback can precede the child's own tool use: hold it until the agent id is
+    /// bound, never give it to the root.
+    fn hold_permission(&mut self, cx: &mut Ctx<'_>, agent: &str, record: &ProviderRecord) {
+        if self.held_count < HOLD_LIMIT {
+            self.held_count += 1;
+            self.held_permissions
+                .entry(agent.to_owned())
+                .or_default()
+                .push((cx.line(), record.clone()));
+        } else {
+            cx.finding(
+                Code::HeldEventsOverflow,
+                format!(
+                    "permission request for agent `{agent}` dropped: {HOLD_LIMIT} permission requests already wait for an agent id to bind (at most {HOLD_LIMIT} in all)"
+                ),
+            );
+        }
     }
 
     /// Applies held permission requests once their agent id is bound.

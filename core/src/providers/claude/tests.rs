@@ -367,3 +367,21 @@ fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
+
+#[test]
+fn a_permission_overflow_names_the_bound_it_hit() {
+    let mut lines = vec![user("go"), init()];
+    for n in 0..=super::HOLD_LIMIT {
+        lines.push(cli(json!({"type": "control_request", "request_id": format!("p{n}"),
+            "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "agent_id": "ghost"}})));
+    }
+    let r = replay(&lines);
+    let overflow: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::HeldEventsOverflow)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(overflow.len(), 1);
+    assert!(overflow.iter().all(|m| m.contains("4096")), "{overflow:?}");
+}
