@@ -63,4 +63,6 @@ recorded! {
     send_message_to_a_finished_child_opens_its_next_turn => "16-follow-up-to-the-same-child.jsonl",
     guidance_during_a_live_provider_turn_joins_it => "17-guidance-while-a-foreground-child-runs.jsonl",
     interrupt_after_the_result_cancels_the_background_children => "18-interrupt-with-background-children.jsonl",
+    failed_background_child_is_followed_up_in_the_same_root_turn => "19-background-child-fails.jsonl",
+    stop_of_a_foreground_child_leaves_the_root_running => "20-stop-foreground-child.jsonl",
 }

@@ -648,4 +648,51 @@ export const scenarios = [
       };
     },
   ),
+  scenario(
+    "19-background-child-fails",
+    "a background child's model call is refused after the root's result: the child fails, the CLI's follow-up joins the root turn, which completes",
+    "003 Root Turn Lifecycle: A root turn may complete successfully while one or more child lanes visibly report failure",
+    async (ctx) => {
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          await sleep(1_000);
+          return { status: 400, fail: "prompt is too long" };
+        }
+        if (a.notified) return { text: "The background subagent failed." };
+        return a.replies === 0 ? { calls: [agent("count files", "Count the files.", true)] } : { text: "Started a background subagent." };
+      });
+      host.user("Count the files with a background subagent.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      await untilResults(host, 2);
+      await host.end();
+      return { turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:failed", [`${root}#2`]: "absent" }, parents: { [child]: `${root}#1` }, findings: [] };
+    },
+  ),
+  scenario(
+    "20-stop-foreground-child",
+    "stop_task stops a foreground child while the root's provider turn waits on it; the root goes on and completes",
+    "003 Cancellation: A Claude child-only target set does not interrupt the root query … the root provider turn and every other task keep running",
+    async (ctx) => {
+      const hold = gate();
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          await hold.wait();
+          return { text: "late" };
+        }
+        return a.replies === 0 ? { calls: [agent("count files", "Count the files.")] } : { text: "The subagent was stopped; I will count myself." };
+      });
+      host.user("Count the files with a subagent.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      const task = (await host.task("count files")).task_id;
+      await sleep(500);
+      await host.control({ subtype: "stop_task", task_id: task });
+      await untilResults(host, 1);
+      hold.open();
+      await sleep(300);
+      await host.end();
+      return { turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:canceled" }, parents: { [child]: `${root}#1` }, findings: [] };
+    },
+  ),
 ];

@@ -208,6 +208,12 @@ impl ClaudeAdapter {
                     session: child.clone(),
                 });
             }
+            // The stop was confirmed and the child settled canceled: a later stop report
+            // (real 2.1.328 sends the stopped launch's `tool_result` after the stop_task
+            // completed) says nothing new.
+            Some(t)
+                if !t.is_active() && t.cancel.is_some() && t.outcome == Some(Outcome::Canceled) => {
+            }
             Some(t) if !t.is_active() && t.cancel.is_some() => cx.finding(
                 Code::CancelFallout,
                 format!(

@@ -385,3 +385,30 @@ fn a_permission_overflow_names_the_bound_it_hit() {
     assert_eq!(overflow.len(), 1);
     assert!(overflow.iter().all(|m| m.contains("4096")), "{overflow:?}");
 }
+
+#[test]
+fn the_launch_result_of_a_confirmed_stop_says_nothing_new() {
+    // Real order of a stop_task of a foreground child: killed, stopped, control_response,
+    // then the launch result `[Request interrupted by user for tool use]`.
+    let interrupted = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true, "content": "[Request interrupted by user for tool use]"}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": "Error: [Request interrupted by user for tool use]",
+        "tool_result_meta": [{"id": "toolu_a", "non_execution_kind": "interrupted"}]}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+        interrupted,
+        text("stopped"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
