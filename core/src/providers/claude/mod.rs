@@ -219,9 +219,10 @@ impl ClaudeAdapter {
         }
         if !self.root_turn_active(cx) {
             if self.follow_up_due && self.root_ever_opened(cx) {
-                // The CLI's own model turn after a task notification (a background Bash
-                // exited) reached a root turn that had settled: it is not attached to that
-                // turn (nothing reopens a settled root turn) and opens no other.
+                // The CLI's own model turn after a task notification (an agent finished or
+                // was stopped, a background Bash exited) came when the root turn had
+                // settled: it is not attached to that turn (nothing reopens a settled root
+                // turn) and opens no other.
                 return false;
             }
             if !self.host_user_seen && self.root_never_opened(cx) {
