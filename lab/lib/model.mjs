@@ -10,7 +10,8 @@
 // number), child (the program marked it as a subagent's call), agent (Codex:
 // x-codex-turn-metadata.agent_name; Claude: null), meta (Codex turn metadata or {}),
 // text (every text the request carries, joined, for matching), body, headers }.
-// The script may await (to hold a call open) and returns a reply (see sse.mjs).
+// The script may await (to hold a call open) and returns a reply (see sse.mjs); a reply
+// with `status` is answered as that HTTP error instead (`fail` its message).
 
 import http from "node:http";
 import { messagesStream, responsesStream } from "./sse.mjs";
@@ -82,6 +83,12 @@ export async function startModel(script, { model = "claude-sonnet-4-5" } = {}) {
         reply = (await script(req)) ?? { text: "ok" };
       } catch (e) {
         reply = { fail: String(e) };
+      }
+      if (reply.status !== undefined) {
+        // An HTTP error answer (e.g. 400 invalid_request_error, which is not retried).
+        response.writeHead(reply.status, { "content-type": "application/json" });
+        response.end(JSON.stringify({ type: "error", error: { type: reply.errorType ?? "invalid_request_error", message: reply.fail ?? "error" } }));
+        return;
       }
       if (api === "messages" && body.stream === false) {
         response.writeHead(200, { "content-type": "application/json" });

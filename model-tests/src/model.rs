@@ -707,6 +707,13 @@ impl Model {
                             }
                             return Ok(vec![]);
                         }
+                        // A failure after the stop was confirmed is cancellation fallout
+                        // (seed, *Cancellation*): the cancel settles the target canceled.
+                        let fallout = *outcome == Outcome::Failed
+                            && self.cancels.iter().any(|c| c.acked.contains(&t));
+                        if fallout {
+                            return Ok(vec![]);
+                        }
                         self.settle(&t, *outcome, error.clone());
                         Ok(vec![])
                     }

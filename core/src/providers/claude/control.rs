@@ -94,7 +94,14 @@ impl ClaudeAdapter {
         {
             Some("can_use_tool") => InteractionKind::Approval,
             Some("elicitation" | "request_user_dialog") => InteractionKind::Question,
-            _ => return, // hook callbacks, MCP messages …: no tree fact
+            _ => {
+                // Hook callbacks, MCP messages …: no tree fact, but the host answers them
+                // with a `control_response` that must not look unmatched.
+                if self.control_requests.len() < HOLD_LIMIT {
+                    self.control_requests.insert(request_id.to_owned());
+                }
+                return;
+            }
         };
         let agent = request
             .and_then(|r| r.get("agent_id"))
@@ -107,22 +114,7 @@ impl ClaudeAdapter {
                     .resolve_alias(&Alias::new("agent", agent))
                     .cloned();
                 if bound.is_none() {
-                    // The callback can precede the child's own tool use: hold it until the
-                    // agent id is bound, never give it to the root.
-                    if self.held_count < HOLD_LIMIT {
-                        self.held_count += 1;
-                        self.held_permissions
-                            .entry(agent.to_owned())
-                            .or_default()
-                            .push((cx.line(), record.clone()));
-                    } else {
-                        cx.finding(
-                            Code::HeldEventsOverflow,
-                            format!(
-                                "permission request for agent `{agent}` dropped: too many held"
-                            ),
-                        );
-                    }
+                    self.hold_permission(cx, agent, record);
                     return;
                 }
                 bound
@@ -149,6 +141,25 @@ impl ClaudeAdapter {
         });
     }
 
+    /// The callback can precede the child's own tool use: hold it until the agent id is
+    /// bound, never give it to the root.
+    fn hold_permission(&mut self, cx: &mut Ctx<'_>, agent: &str, record: &ProviderRecord) {
+        if self.held_count < HOLD_LIMIT {
+            self.held_count += 1;
+            self.held_permissions
+                .entry(agent.to_owned())
+                .or_default()
+                .push((cx.line(), record.clone()));
+        } else {
+            cx.finding(
+                Code::HeldEventsOverflow,
+                format!(
+                    "permission request for agent `{agent}` dropped: {HOLD_LIMIT} permission requests already wait for an agent id to bind (at most {HOLD_LIMIT} in all)"
+                ),
+            );
+        }
+    }
+
     /// Applies held permission requests once their agent id is bound.
     pub(super) fn release_permissions(&mut self, agent: &str) {
         let Some(records) = self.held_permissions.remove(agent) else {
@@ -164,6 +175,9 @@ impl ClaudeAdapter {
         let Some(request_id) = answered_request(message) else {
             return;
         };
+        if self.control_requests.remove(request_id) {
+            return; // the answer to a hook callback or an MCP message
+        }
         let Some(session) = self.interactions.get(request_id).cloned() else {
             cx.finding(Code::UnknownResponse, format!("control_response for `{request_id}` answers no permission request seen in this trace"),);
             return;
@@ -189,12 +203,24 @@ impl ClaudeAdapter {
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return;
         };
-        if let Some(session) = self.interactions.get(request_id).cloned() {
-            cx.emit(Event::InteractionResolved {
-                session,
-                request: request_id.into(),
-            });
+        let Some(session) = self.interactions.get(request_id).cloned() else {
+            return;
+        };
+        let cancelling = cx
+            .snapshot()
+            .session(&session)
+            .and_then(|s| s.active_turn())
+            .is_some_and(|t| t.cancel.is_some());
+        if cancelling {
+            // Real 2.1.328 withdraws a child's pending permission request right after an
+            // interrupt: cancellation fallout. The cancel supersedes the request when its
+            // turn settles (seed, *Cancellation*: "pending interaction supersession").
+            return;
         }
+        cx.emit(Event::InteractionResolved {
+            session,
+            request: request_id.into(),
+        });
     }
 
     /// A host control request: `interrupt` (the user's cancel of the root turn) or

@@ -146,6 +146,9 @@ impl ClaudeAdapter {
         // The delegated prompt (or later input) as the child's transcript sees it. (Root
         // user text is the host's own submission, already recorded.)
         let child_input = |cx: &mut Ctx<'_>, text: &str| {
+            if interrupt_marker_after_cancel(cx, &owner, text) {
+                return;
+            }
             cx.emit(Event::Message {
                 session: owner.clone(),
                 message: message.get("uuid").and_then(Value::as_str).map(Into::into),
@@ -223,7 +226,7 @@ impl ClaudeAdapter {
         if background {
             self.background.insert(child.clone());
         }
-        let interrupted = is_error && mentions_interrupt(block);
+        let interrupted = is_error && (mentions_interrupt(block) || user_rejected(message, child));
         cx.emit(Event::ToolCallCompleted {
             session: parent.clone(),
             call: child.as_str().into(),
@@ -259,6 +262,36 @@ impl ClaudeAdapter {
             Some(child) => self.child_activity(cx, &SessionId::from(child)),
         }
     }
+}
+
+/// The CLI's own "[Request interrupted by user]" line that a stopped child writes after
+/// its `stop_task` completed (real 2.1.328): cancellation fallout of a turn the cancel
+/// closed, not new child input, so it is not kept as late history.
+fn interrupt_marker_after_cancel(cx: &Ctx<'_>, child: &SessionId, text: &str) -> bool {
+    text.starts_with("[Request interrupted by user")
+        && cx
+            .snapshot()
+            .session(child)
+            .and_then(|s| s.last_turn())
+            .is_some_and(|t| !t.is_active() && t.cancel.is_some())
+}
+
+/// Did the CLI refuse to run (or finish) this tool use because the user stopped it? Real
+/// 2.1.328 answers an interrupted launch with `tool_use_result: "User rejected tool use"`
+/// and `tool_result_meta[{id, non_execution_kind: "user-rejected"}]`, after the task's
+/// `stopped` notification: cancellation fallout, not a failure of the child.
+fn user_rejected(message: &Value, tool_use: &SessionId) -> bool {
+    let marked = message
+        .get("tool_result_meta")
+        .and_then(Value::as_array)
+        .is_some_and(|meta| {
+            meta.iter().any(|m| {
+                m.get("id").and_then(Value::as_str) == Some(tool_use.as_str())
+                    && m.get("non_execution_kind").and_then(Value::as_str) == Some("user-rejected")
+            })
+        });
+    marked
+        || message.get("tool_use_result").and_then(Value::as_str) == Some("User rejected tool use")
 }
 
 /// Does a tool result say the user interrupted it (`user_interrupt`, "interrupted")?

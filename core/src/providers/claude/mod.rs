@@ -16,6 +16,8 @@ mod control;
 mod guard;
 mod messages;
 mod tasks;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -50,6 +52,16 @@ pub struct ClaudeAdapter {
     held_count: usize,
     /// Permission request id → owning session.
     interactions: BTreeMap<String, SessionId>,
+    /// CLI control requests that are no interaction (hook callbacks, MCP messages), until
+    /// the host answers them (bounded by `HOLD_LIMIT`).
+    control_requests: BTreeSet<String>,
+    /// A host `user` record was seen (a prompt given on the command line is not echoed).
+    host_user_seen: bool,
+    /// A task notification arrived and no follow-up of a settled root turn ended since:
+    /// the CLI answers a notification with a model turn of its own (even one that arrived
+    /// during a live provider turn), whose output is dropped when the root turn has
+    /// settled meanwhile (a settled root turn never reopens).
+    follow_up_due: bool,
     /// The final-child continuation reservation, while armed.
     reservation: Option<Reservation>,
     /// A reserved continuation timed out: its late output is stale until the next
@@ -97,8 +109,9 @@ impl ClaudeAdapter {
                     } else {
                         cx.finding(
                             Code::HeldEventsOverflow,
-                            "record dropped: too many records before the SDK session id was known"
-                                .into(),
+                            format!(
+                                "record dropped: {HOLD_LIMIT} records read before the first SDK session id are already held (at most {HOLD_LIMIT})"
+                            ),
                         );
                     }
                     return;
@@ -204,10 +217,50 @@ impl ClaudeAdapter {
         if self.reservation.take().is_some() {
             return true; // the reserved provider turn is this continuation
         }
+        if !self.root_turn_active(cx) {
+            if self.follow_up_due && self.root_ever_opened(cx) {
+                // The CLI's own model turn after a task notification (an agent finished or
+                // was stopped, a background Bash exited) came when the root turn had
+                // settled: it is not attached to that turn (nothing reopens a settled root
+                // turn) and opens no other.
+                return false;
+            }
+            if !self.host_user_seen && self.root_never_opened(cx) {
+                // A prompt given on the command line is not echoed: the first root output
+                // after `system/init` is the only sign of the user's submission.
+                self.open_unechoed_turn(cx);
+            }
+        }
         if !self.provider_running(cx.snapshot()) && self.root_turn_active(cx) {
             self.start_provider_turn(cx, "provider");
         }
         true
+    }
+
+    /// Has the root session never had a turn?
+    fn root_never_opened(&self, cx: &Ctx<'_>) -> bool {
+        self.root()
+            .and_then(|r| cx.snapshot().session(r))
+            .is_some_and(|s| s.last_turn().is_none())
+    }
+
+    /// Has the root session had a turn?
+    fn root_ever_opened(&self, cx: &Ctx<'_>) -> bool {
+        self.root()
+            .and_then(|r| cx.snapshot().session(r))
+            .is_some_and(|s| s.last_turn().is_some())
+    }
+
+    /// Opens the root turn of a prompt the CLI was given on its command line.
+    fn open_unechoed_turn(&mut self, cx: &mut Ctx<'_>) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        cx.emit(Event::UserSubmitted {
+            session: root,
+            message: None,
+            text: None,
+        });
     }
 
     fn start_provider_turn(&mut self, cx: &mut Ctx<'_>, prefix: &str) {
@@ -251,6 +304,7 @@ impl ClaudeAdapter {
 
     fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         if !self.root_output(cx, "result") {
+            self.follow_up_due = false; // that follow-up ended here
             return;
         }
         let success = message.get("subtype").and_then(Value::as_str) == Some("success")
@@ -295,6 +349,8 @@ impl ClaudeAdapter {
             return;
         };
         self.stale = false;
+        self.follow_up_due = false;
+        self.host_user_seen = true;
         let text = messages::text_of(message.pointer("/message/content"));
         cx.emit(Event::UserSubmitted {
             session: root,

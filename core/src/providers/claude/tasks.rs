@@ -67,6 +67,14 @@ impl ClaudeAdapter {
         self.bind_alias(cx, &child, "task", task);
         // Newer CLIs use the task id as the permission callback's agent id.
         self.bind_alias(cx, &child, "agent", task);
+        if self.is_continuation(cx, &child, message) {
+            // `SendMessage` to a finished agent (real 2.1.328): the same task starts again
+            // under the continuing tool use: the child's next turn (seed: "Later guidance
+            // may create more turns inside that same child session").
+            cx.emit(Event::ChildTurnStarted {
+                session: child.clone(),
+            });
+        }
         if message.get("is_backgrounded").and_then(Value::as_bool) == Some(true) {
             self.background.insert(child.clone());
         }
@@ -85,6 +93,21 @@ impl ClaudeAdapter {
             });
         }
         self.child_activity(cx, &child);
+    }
+
+    /// Does this `task_started` continue a child whose last turn ended, under another
+    /// tool use than the one that launched it?
+    fn is_continuation(&self, cx: &Ctx<'_>, child: &SessionId, message: &Value) -> bool {
+        let other_tool_use = message
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t != child.as_str());
+        other_tool_use
+            && cx
+                .snapshot()
+                .session(child)
+                .and_then(|s| s.last_turn())
+                .is_some_and(|t| !t.is_active())
     }
 
     /// A `local_agent` task whose launching tool use this trace never showed: recreated
@@ -133,6 +156,11 @@ impl ClaudeAdapter {
     }
 
     pub(super) fn task_notification(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        // The CLI answers every task notification that reaches the root with a model turn
+        // of its own (real 2.1.328: after a background agent finished or was stopped, after
+        // a background Bash exited). When the root turn is still active that turn joins it;
+        // when the root turn has settled meanwhile, its output belongs to no turn.
+        self.follow_up_due = true;
         let task = message
             .get("task_id")
             .and_then(Value::as_str)
@@ -179,6 +207,12 @@ impl ClaudeAdapter {
                 cx.emit(Event::CancelAcknowledged {
                     session: child.clone(),
                 });
+            }
+            // The stop was confirmed and the child settled canceled: a later stop report
+            // (real 2.1.328 sends the stopped launch's `tool_result` after the stop_task
+            // completed) says nothing new.
+            Some(t)
+                if !t.is_active() && t.cancel.is_some() && t.outcome == Some(Outcome::Canceled) => {
             }
             Some(t) if !t.is_active() && t.cancel.is_some() => cx.finding(
                 Code::CancelFallout,

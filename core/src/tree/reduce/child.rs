@@ -242,11 +242,16 @@ pub(super) fn turn_completed(
         }
         return Ok(());
     }
-    if turn.cancel.is_some() {
+    if let Some(mark) = &turn.cancel {
         match outcome {
             // The provider confirms the stop: evidence for the cancel, which settles the
             // target when it completes (seed: "settle confirmed child turns canceled").
             Outcome::Canceled | Outcome::Interrupted => return acknowledge(tx, &turn_id),
+            // Seed, *Cancellation*: once the provider confirmed this target's stop, a
+            // failure it reports for the same turn is cancellation fallout, which "cannot
+            // emit a second child terminal or reclassify canceled as failed"; the cancel
+            // settles it canceled when it completes.
+            Outcome::Failed if mark.acknowledged => return Ok(()),
             // Work that ended on its own while the cancel was in flight keeps its outcome
             // (ACP RFD: "A cancellation racing with already-ended work does not rewrite
             // that work's outcome").
@@ -276,4 +281,88 @@ fn cancel_in_flight_above(tx: &Tx, child: &SessionId) -> Option<TurnId> {
         cursor = parent.relation.clone();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree::{Event, Outcome, Snapshot};
+    use crate::{SessionId, TurnId};
+
+    fn fold(events: &[Event]) -> Snapshot {
+        events
+            .iter()
+            .fold(Snapshot::new(), |s, e| s.apply(e, None).snapshot)
+    }
+
+    fn outcome(s: &Snapshot, turn: &str) -> Option<Outcome> {
+        s.turn(&turn.parse::<TurnId>().ok()?)?.outcome
+    }
+
+    fn session(id: &str) -> SessionId {
+        SessionId::from(id)
+    }
+
+    fn cancel_then(terminal: Outcome, acknowledged_first: bool) -> Snapshot {
+        let mut events = vec![
+            Event::RootSessionCreated {
+                session: session("R"),
+                title: None,
+                aliases: vec![],
+            },
+            Event::UserSubmitted {
+                session: session("R"),
+                message: None,
+                text: Some("go".into()),
+            },
+            Event::RootProviderTurnStarted {
+                session: session("R"),
+                provider_turn: None,
+            },
+            Event::ChildSpawned {
+                session: session("A"),
+                parent_session: session("R"),
+                parent_turn: None,
+                tool_call: Some("A".into()),
+                title: None,
+                aliases: vec![],
+            },
+            Event::CancelRequested {
+                session: session("R"),
+            },
+        ];
+        if acknowledged_first {
+            events.push(Event::CancelAcknowledged {
+                session: session("A"),
+            });
+        }
+        events.push(Event::ChildTurnCompleted {
+            session: session("A"),
+            outcome: terminal,
+            error: None,
+        });
+        events.push(Event::RootProviderTurnCompleted {
+            session: session("R"),
+            provider_turn: None,
+            outcome: Outcome::Failed,
+            error: None,
+        });
+        events.push(Event::CancelCompleted {
+            session: session("R"),
+        });
+        fold(&events)
+    }
+
+    #[test]
+    fn a_failure_after_the_stop_was_confirmed_is_cancellation_fallout() {
+        let s = cancel_then(Outcome::Failed, true);
+        assert_eq!(outcome(&s, "A#1"), Some(Outcome::Canceled));
+        assert_eq!(outcome(&s, "R#1"), Some(Outcome::Canceled));
+    }
+
+    #[test]
+    fn a_failure_before_any_confirmation_keeps_its_outcome() {
+        let s = cancel_then(Outcome::Failed, false);
+        assert_eq!(outcome(&s, "A#1"), Some(Outcome::Failed));
+        assert_eq!(outcome(&s, "R#1"), Some(Outcome::Canceled));
+    }
 }

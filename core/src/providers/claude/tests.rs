@@ -1,0 +1,414 @@
+//! The Claude adapter against the shapes and orders real Claude Code 2.1.328 sends (as
+//! recorded under `traces/real/claude-code/`), each case cut down to the records it needs.
+
+use serde_json::{Value, json};
+
+use crate::engine::{Engine, Options, Replay};
+use crate::finding::Code;
+use crate::trace::Format;
+use crate::tree::{InteractionStatus, Outcome};
+use crate::{RequestId, TurnId};
+
+const R: &str = "sess-real";
+
+fn cli(message: Value) -> String {
+    json!({"from": "cli", "message": message}).to_string()
+}
+
+fn host(message: Value) -> String {
+    json!({"from": "host", "message": message}).to_string()
+}
+
+fn replay(lines: &[String]) -> Replay {
+    let mut e = Engine::new(Options {
+        format: Some(Format::ClaudeSdk),
+        ..Options::default()
+    });
+    for line in lines {
+        e.push_line(line).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+fn outcome(replay: &Replay, turn: &str) -> Option<Outcome> {
+    replay
+        .snapshot()?
+        .turn(&turn.parse::<TurnId>().unwrap())?
+        .outcome
+}
+
+fn codes(replay: &Replay) -> Vec<Code> {
+    replay.findings.iter().map(|f| f.rule).collect()
+}
+
+fn user(text: &str) -> String {
+    host(
+        json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": null, "session_id": ""}),
+    )
+}
+
+fn init() -> String {
+    cli(json!({"type": "system", "subtype": "init", "session_id": R}))
+}
+
+fn assistant(parent: Option<&str>, content: Value) -> String {
+    cli(
+        json!({"type": "assistant", "message": {"id": "m", "role": "assistant", "content": content}, "parent_tool_use_id": parent, "session_id": R}),
+    )
+}
+
+fn launch(id: &str, background: bool) -> String {
+    assistant(
+        None,
+        json!([{"type": "tool_use", "id": id, "name": "Agent", "input": {"description": id, "prompt": "p", "run_in_background": background}}]),
+    )
+}
+
+fn task(kind: &str, task: &str, tool_use: &str, background: bool) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_started", "task_id": task, "tool_use_id": tool_use, "task_type": kind, "is_backgrounded": background, "session_id": R}),
+    )
+}
+
+fn notification(task: &str, tool_use: &str, status: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_notification", "task_id": task, "tool_use_id": tool_use, "status": status, "summary": "s", "session_id": R}),
+    )
+}
+
+fn killed(task: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_updated", "task_id": task, "patch": {"status": "killed"}, "session_id": R}),
+    )
+}
+
+/// The launch result real 2.1.328 gives a launch the interrupt stopped.
+fn rejected(tool_use: &str) -> String {
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "is_error": true, "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": "User rejected tool use",
+        "tool_result_meta": [{"id": tool_use, "non_execution_kind": "user-rejected"}]}),
+    )
+}
+
+fn async_launched(tool_use: &str) -> String {
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "t"}}),
+    )
+}
+
+fn result(subtype: &str) -> String {
+    cli(
+        json!({"type": "result", "subtype": subtype, "is_error": subtype != "success", "result": "r", "session_id": R}),
+    )
+}
+
+fn control(id: &str, request: Value) -> String {
+    host(json!({"type": "control_request", "request_id": id, "request": request}))
+}
+
+fn answered(id: &str, response: Value) -> String {
+    cli(
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": response}}),
+    )
+}
+
+fn text(line: &str) -> String {
+    assistant(None, json!([{"type": "text", "text": line}]))
+}
+
+#[test]
+fn a_launch_the_user_rejected_during_an_interrupt_is_canceled_not_failed() {
+    // Real order: control_response, task_updated killed, task_notification stopped, then
+    // the launch result with `non_execution_kind: "user-rejected"`, then the result.
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        answered("h1", json!({"still_queued": []})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        rejected("toolu_a"),
+        result("error_during_execution"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_permission_withdrawn_by_an_interrupt_is_superseded_by_the_cancel() {
+    // Real order: interrupt, control_cancel_request, control_response, the rejected launch
+    // result, then killed and stopped.
+    let ask = cli(
+        json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": "toolu_b", "agent_id": "ta"}}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        ask,
+        control("h1", json!({"subtype": "interrupt"})),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+        answered("h1", json!({"still_queued": []})),
+        rejected("toolu_a"),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        result("error_during_execution"),
+    ]);
+    let turn: TurnId = "toolu_a#1".parse().unwrap();
+    let status = r
+        .snapshot()
+        .and_then(|s| s.interaction(&turn, &RequestId::from("perm1")))
+        .map(|i| i.status);
+    assert_eq!(status, Some(InteractionStatus::Superseded));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_withdrawn_permission_outside_a_cancel_is_resolved() {
+    let ask = cli(
+        json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        ask,
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+    ]);
+    let turn: TurnId = format!("{R}#1").parse().unwrap();
+    let status = r
+        .snapshot()
+        .and_then(|s| s.interaction(&turn, &RequestId::from("perm1")))
+        .map(|i| i.status);
+    assert_eq!(status, Some(InteractionStatus::Resolved));
+}
+
+/// One background child, stopped after the root's result, then what real 2.1.328 writes
+/// after the stop: the child's interrupt marker and the CLI's own follow-up model turn.
+fn stop_the_last_background_child() -> Vec<String> {
+    vec![
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        text("started"),
+        result("success"),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R}),
+        ),
+        init(),
+        text("The background subagent was stopped."),
+        result("success"),
+    ]
+}
+
+#[test]
+fn the_stopped_childs_interrupt_marker_is_no_late_history() {
+    let r = replay(&stop_the_last_background_child());
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert!(
+        !codes(&r).contains(&Code::LateChildOutput),
+        "{:?}",
+        codes(&r)
+    );
+}
+
+#[test]
+fn the_follow_up_after_stopping_the_last_child_warns_nothing_and_opens_no_turn() {
+    let r = replay(&stop_the_last_background_child());
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn the_follow_up_after_a_background_bash_exits_warns_nothing() {
+    let bash = assistant(
+        None,
+        json!([{"type": "tool_use", "id": "toolu_sh", "name": "Bash", "input": {"command": "sleep 2", "run_in_background": true}}]),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        bash,
+        task("local_bash", "b1", "toolu_sh", true),
+        text("started"),
+        result("success"),
+        notification("b1", "toolu_sh", "completed"),
+        init(),
+        text("The background command finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn root_output_after_settlement_without_a_notification_is_still_late() {
+    let r = replay(&[user("go"), init(), text("a"), result("success"), text("b")]);
+    assert_eq!(codes(&r), [Code::LateRootOutput]);
+}
+
+#[test]
+fn a_prompt_given_on_the_command_line_opens_the_root_turn() {
+    // No host `user` record: `system/init`, then the first assistant.
+    let r = replay(&[
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    let parent = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .and_then(|s| s.relation.as_ref())
+        .map(|rel| rel.parent_turn.to_string());
+    assert_eq!(parent, Some(format!("{R}#1")));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn answers_to_hook_callbacks_are_no_unknown_responses() {
+    let hook = cli(
+        json!({"type": "control_request", "request_id": "hk1", "request": {"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}}),
+    );
+    let reply = |id: &str| {
+        host(
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {"continue": true}}}),
+        )
+    };
+    let r = replay(&[user("go"), init(), hook, reply("hk1"), reply("nobody")]);
+    let lines: Vec<(usize, Code)> = r.findings.iter().map(|f| (f.line, f.rule)).collect();
+    assert_eq!(lines, [(5, Code::UnknownResponse)]);
+}
+
+#[test]
+fn an_overflow_names_the_bound_it_hit() {
+    // Host records before any SDK session id are held, at most 4096 of them.
+    let lines: Vec<String> = (0..=super::HOLD_LIMIT).map(|_| user("go")).collect();
+    let r = replay(&lines);
+    let overflow = r
+        .findings
+        .iter()
+        .find(|f| f.rule == Code::HeldEventsOverflow)
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    assert!(overflow.contains("4096"), "{overflow}");
+}
+
+#[test]
+fn send_message_to_a_finished_child_starts_its_next_turn() {
+    // Real order: the child's foreground turn ends, then `SendMessage` restarts the same
+    // task under the SendMessage tool use, in the background.
+    let send = assistant(
+        None,
+        json!([{"type": "tool_use", "id": "toolu_send", "name": "SendMessage", "input": {"to": "ta", "message": "again"}}]),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        send,
+        task("local_agent", "ta", "toolu_send", true),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "text", "text": "again: done"}]),
+        ),
+        notification("ta", "toolu_send", "completed"),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#2"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
+    // The notification arrived while the root's model call was in flight; the CLI still
+    // answers it with its own model turn after the result, when the root has settled.
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notification("ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        init(),
+        text("The background subagent finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_permission_overflow_names_the_bound_it_hit() {
+    let mut lines = vec![user("go"), init()];
+    for n in 0..=super::HOLD_LIMIT {
+        lines.push(cli(json!({"type": "control_request", "request_id": format!("p{n}"),
+            "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "agent_id": "ghost"}})));
+    }
+    let r = replay(&lines);
+    let overflow: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::HeldEventsOverflow)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(overflow.len(), 1);
+    assert!(overflow.iter().all(|m| m.contains("4096")), "{overflow:?}");
+}
+
+#[test]
+fn the_launch_result_of_a_confirmed_stop_says_nothing_new() {
+    // Real order of a stop_task of a foreground child: killed, stopped, control_response,
+    // then the launch result `[Request interrupted by user for tool use]`.
+    let interrupted = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true, "content": "[Request interrupted by user for tool use]"}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": "Error: [Request interrupted by user for tool use]",
+        "tool_result_meta": [{"id": "toolu_a", "non_execution_kind": "interrupted"}]}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+        interrupted,
+        text("stopped"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
