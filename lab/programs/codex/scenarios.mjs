@@ -31,8 +31,14 @@ function gate() {
   return { done, open: () => open() };
 }
 
-/** The `[task:X]` marker of a child's own task (its first user message), or null. */
+/**
+ * Which child a request is for: v2 names it in the turn metadata (`agent_name`
+ * `/root/<task>`); v1 children inherit `/root` there, so their task text carries a
+ * `[task:X]` marker (their first user message).
+ */
 function taskOf(req) {
+  const agent = req.meta.agent_name ?? "";
+  if (agent.startsWith("/root/")) return agent.split("/").pop();
   for (const item of req.body.input ?? []) {
     if (item.role !== "user") continue;
     const text = JSON.stringify(item.content ?? "");
@@ -186,7 +192,7 @@ const spawnV1 = (task, text, callId) => ({
   ...(callId ? { callId } : {}),
   input: { message: `[task:${task}] ${text}` },
 });
-const waitV1 = (targets) => ({ name: "wait_agent", namespace: V1, input: { targets, timeout_ms: 120_000 } });
+const waitV1 = (targets, ms = 120_000) => ({ name: "wait_agent", namespace: V1, input: { targets, timeout_ms: ms } });
 const text = (t) => ({ text: t });
 
 /** The root agent of most v1 scenarios: spawn each task in turn, wait for it, then answer. */
@@ -469,7 +475,7 @@ function heldChild(extra = {}) {
     }
     const outs = outputs(req).length;
     if (outs === 0) return { calls: [spawnV1("A", "a long job")] };
-    if (outs === 1) return { calls: [waitV1(spawnedIds(req))] };
+    if (outs === 1) return { calls: [waitV1(spawnedIds(req), extra.waitMs)] };
     return text(extra.rootAfter ?? "the helper is done");
   };
   return { hold, script };
@@ -511,7 +517,9 @@ const interruptChild = {
   title: "v1: while child A runs and the root waits on it, the client interrupts A's turn only; A completes interrupted, the root's wait returns and the root answers",
   seed: "003 Cancellation: an exact child-only cancel targets that child only; the root settles from its own provider outcome and is not relabelled canceled",
   async run(ctx) {
-    const { hold, script } = heldChild({ rootAfter: "the helper was stopped; finishing myself" });
+    // An interrupted child stays alive (idle), so wait_agent only returns at its timeout
+    // (10 s, its minimum).
+    const { hold, script } = heldChild({ rootAfter: "the helper was stopped; finishing myself", waitMs: 10_000 });
     return withLab(ctx, { script }, async (lab) => {
       lab.gates.push(hold);
       await start(lab, "delegate a long job (the user stops only the helper)");
