@@ -62,4 +62,6 @@ real! {
     second_turn_start_while_a_child_runs_joins_the_root_turn => "13-guidance-start-after-root-ended.jsonl",
     multi_agent_v2_spawn_is_one_edge_labelled_by_its_path => "14-multi-agent-v2.jsonl",
     multi_agent_v2_interrupt_fan_out => "15-multi-agent-v2-interrupt.jsonl",
+    multi_agent_v2_follow_up_is_a_second_child_turn => "16-multi-agent-v2-follow-up.jsonl",
+    root_question_while_a_child_runs_is_owned_by_the_root_turn => "17-root-question-while-child-runs.jsonl",
 }
