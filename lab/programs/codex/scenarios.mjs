@@ -513,6 +513,51 @@ const interruptRoot = {
   },
 };
 
+const interruptBurst = {
+  name: "18-interrupt-fan-out-at-once",
+  title: "v1: while child A runs and the root waits on it, the client sends the root's turn/interrupt and A's back to back, without waiting for either answer; when both {} answers come before the root's turn/completed interrupted, that terminal is persisted in the provider lifecycle after the canonical cancel settled, and lineage notes it (late-provider-terminal), which is listed in the expected findings",
+  seed: "003 Cancellation: cancel(root_turn_id) stops the root provider turn, then every nested child; a matching root provider terminal may arrive after the canonical root was settled canceled and is persisted without reopening it",
+  async run(ctx) {
+    const { hold, script } = heldChild();
+    return withLab(ctx, { script }, async (lab) => {
+      lab.gates.push(hold);
+      const rootTurn = await start(lab, "delegate a long job (the user will cancel)");
+      const a = await lab.child("A");
+      const childTurn = await lab.turn(a);
+      await sleep(300);
+      const answers = [
+        lab.peer.request("turn/interrupt", { threadId: lab.root, turnId: rootTurn }),
+        lab.peer.request("turn/interrupt", { threadId: a, turnId: childTurn }),
+      ];
+      await Promise.all(answers);
+      await lab.completed(lab.root);
+      await lab.completed(a);
+      await sleep(500);
+      const r = lab.root;
+      // The cancel completes when both interrupts are answered; a root terminal after
+      // that is the seed's "matching root provider terminal [that] may arrive after the
+      // canonical root was atomically settled as canceled", which lineage keeps in the
+      // provider lifecycle and reports as a `late-provider-terminal` note.
+      const interrupts = ctx.trace.records
+        .filter((rec) => rec.from === "client" && rec.message.method === "turn/interrupt")
+        .map((rec) => rec.message.id);
+      const answered = Math.max(
+        ...interrupts.map((id) => lab.line((m, from) => from === "server" && m.id === id && m.method === undefined)),
+      );
+      const rootEnd = lab.line((m) => m.method === "turn/completed" && m.params.threadId === r);
+      return {
+        header: {
+          expect: {
+            turns: { [`${r}#1`]: "settled:canceled", [`${r}#2`]: "absent", [`${a}#1`]: "settled:canceled" },
+            parents: { [a]: `${r}#1` },
+            findings: rootEnd > answered ? [`${rootEnd}:late-provider-terminal`] : [],
+          },
+        },
+      };
+    });
+  },
+};
+
 const interruptChild = {
   name: "10-child-only-interrupt",
   title: "v1: while child A runs and the root waits on it, the client interrupts A's turn only; A completes interrupted, the root's wait returns and the root answers",
@@ -853,4 +898,5 @@ export const scenarios = [
   v2Interrupt,
   v2FollowUp,
   question,
+  interruptBurst,
 ].map((s) => ({ timeoutMs: 120_000, ...s }));
