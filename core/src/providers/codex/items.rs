@@ -30,46 +30,8 @@ impl CodexAdapter {
             return;
         };
         match kind {
-            "collabAgentToolCall" => {
-                let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
-                let status = item.get("status").and_then(Value::as_str);
-                self.tool(
-                    cx,
-                    thread,
-                    id,
-                    Some(tool),
-                    completed.then(|| tool_status(status)),
-                );
-                if tool == "spawnAgent" && status != Some("failed") {
-                    // v1 has no nickname on this wire: the task prompt labels the child.
-                    let title = item.get("prompt").and_then(Value::as_str).and_then(label);
-                    let receivers = item
-                        .get("receiverThreadIds")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str);
-                    for child in receivers {
-                        self.spawn(cx, thread, child, id, title.clone());
-                    }
-                }
-            }
-            "subAgentActivity" => {
-                let activity = item.get("kind").and_then(Value::as_str);
-                let child = item.get("agentThreadId").and_then(Value::as_str);
-                if let (Some("started"), Some(child)) = (activity, child) {
-                    // `agentPath` (`/root/<task>`) is the child's only label on this wire.
-                    let title = item
-                        .get("agentPath")
-                        .and_then(Value::as_str)
-                        .map(String::from);
-                    self.tool(cx, thread, id, Some("spawnAgent"), None);
-                    self.spawn(cx, thread, child, id, title);
-                    self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
-                }
-                // `interacted` / `interrupted` / `completed` activity is informational: the
-                // child thread's own turn events are authoritative for its lifecycle.
-            }
+            "collabAgentToolCall" => self.collab_item(cx, thread, id, item, completed),
+            "subAgentActivity" => self.activity_item(cx, thread, id, item),
             "agentMessage" if completed => {
                 if self.streamed.remove(&(thread.clone(), id.to_owned())) {
                     return; // its text already arrived as deltas
@@ -109,6 +71,58 @@ impl CodexAdapter {
             }
             // Reasoning, plans, review markers and compaction carry no session-tree fact.
             _ => {}
+        }
+    }
+
+    /// A v1 `collabAgentToolCall` (spawn, wait, send input, close …): a tool call, and for
+    /// a spawn that did not fail, one edge per receiver thread.
+    fn collab_item(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: &SessionId,
+        id: &str,
+        item: &Value,
+        completed: bool,
+    ) {
+        let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
+        let status = item.get("status").and_then(Value::as_str);
+        self.tool(
+            cx,
+            thread,
+            id,
+            Some(tool),
+            completed.then(|| tool_status(status)),
+        );
+        if tool == "spawnAgent" && status != Some("failed") {
+            // v1 has no nickname on this wire: the task prompt labels the child.
+            let title = item.get("prompt").and_then(Value::as_str).and_then(label);
+            let receivers = item
+                .get("receiverThreadIds")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str);
+            for child in receivers {
+                self.spawn(cx, thread, child, id, title.clone());
+            }
+        }
+    }
+
+    /// A v2 `subAgentActivity`: `started` is a spawn edge whose delegation call is
+    /// completed at once; `interacted` / `interrupted` / `completed` activity is
+    /// informational (the child thread's own turn events are authoritative).
+    fn activity_item(&mut self, cx: &mut Ctx<'_>, thread: &SessionId, id: &str, item: &Value) {
+        let activity = item.get("kind").and_then(Value::as_str);
+        let child = item.get("agentThreadId").and_then(Value::as_str);
+        if let (Some("started"), Some(child)) = (activity, child) {
+            // `agentPath` (`/root/<task>`) is the child's only label on this wire.
+            let title = item
+                .get("agentPath")
+                .and_then(Value::as_str)
+                .map(String::from);
+            self.tool(cx, thread, id, Some("spawnAgent"), None);
+            self.spawn(cx, thread, child, id, title);
+            self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
         }
     }
 

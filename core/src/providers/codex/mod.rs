@@ -296,28 +296,7 @@ impl CodexAdapter {
                     title,
                 });
             }
-            ("serverRequest/resolved", Some(thread)) => {
-                let Some(id) = params.get("requestId").map(RpcId::from_value) else {
-                    return;
-                };
-                if self.rejected_requests.contains(&id) {
-                    return;
-                }
-                // Codex resolves a request left pending by an interrupt only after the
-                // child's `turn/completed`: by then the cancel superseded it, and the
-                // provider's cleanup changes nothing worth a note.
-                let superseded = cx
-                    .snapshot()
-                    .find_interaction(&thread, &id.request_id())
-                    .is_some_and(|i| i.status == crate::tree::InteractionStatus::Superseded);
-                if superseded {
-                    return;
-                }
-                cx.emit(Event::InteractionResolved {
-                    session: thread,
-                    request: id.request_id(),
-                });
-            }
+            ("serverRequest/resolved", Some(thread)) => self.resolved(cx, thread, params),
             ("error", Some(thread)) => {
                 // Seed: an error notification on a child never fails its parent; the turn's
                 // own terminal decides. Keep the text visible on the thread's transcript.
@@ -336,6 +315,29 @@ impl CodexAdapter {
             // Thread status, thread start/close/archive, token usage, plans, diffs … carry
             // no session-tree fact: turns and items are authoritative.
             _ => {}
+        }
+    }
+
+    /// The provider reports a server request resolved. Codex resolves a request left
+    /// pending by an interrupt only after the child's `turn/completed`: by then the cancel
+    /// superseded it, and the provider's cleanup changes nothing worth a note.
+    fn resolved(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+        let Some(id) = params.get("requestId").map(RpcId::from_value) else {
+            return;
+        };
+        if self.rejected_requests.contains(&id) {
+            return;
+        }
+        let request = id.request_id();
+        let superseded = cx
+            .snapshot()
+            .find_interaction(&thread, &request)
+            .is_some_and(|i| i.status == crate::tree::InteractionStatus::Superseded);
+        if !superseded {
+            cx.emit(Event::InteractionResolved {
+                session: thread,
+                request,
+            });
         }
     }
 
