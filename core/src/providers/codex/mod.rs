@@ -269,23 +269,7 @@ impl CodexAdapter {
                 let completed = method == "item/completed";
                 self.item(cx, &thread, params.get("item"), completed);
             }
-            ("item/agentMessage/delta", Some(thread)) => {
-                let item = params
-                    .get("itemId")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let delta = params
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                self.streamed.insert((thread.clone(), item.to_owned()));
-                cx.emit(Event::Message {
-                    session: thread,
-                    message: Some(item.into()),
-                    role: crate::tree::Role::Assistant,
-                    text: delta.to_owned(),
-                });
-            }
+            ("item/agentMessage/delta", Some(thread)) => self.delta(cx, thread, params),
             ("thread/name/updated", Some(thread)) => {
                 let title = params
                     .get("threadName")
@@ -316,6 +300,25 @@ impl CodexAdapter {
             // no session-tree fact: turns and items are authoritative.
             _ => {}
         }
+    }
+
+    /// A streamed piece of an agent message (its completed item is then not repeated).
+    fn delta(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+        let item = params
+            .get("itemId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let delta = params
+            .get("delta")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.streamed.insert((thread.clone(), item.to_owned()));
+        cx.emit(Event::Message {
+            session: thread,
+            message: Some(item.into()),
+            role: crate::tree::Role::Assistant,
+            text: delta.to_owned(),
+        });
     }
 
     /// The provider reports a server request resolved. Codex resolves a request left
