@@ -2,7 +2,9 @@
 //! from `@openai/codex` against a scripted model. Each header states what the scenario
 //! expects (written from the "Provider-Native Subagents" seed and from the ids the traffic
 //! showed); every one of these runs is well behaved, so besides meeting its header a trace
-//! must give no warning and no error, and only the notes its header lists.
+//! must give no warning and no error, and only the notes its header lists. An insta
+//! snapshot of each `replay --format json` keeps the whole tree (titles, messages, tool
+//! calls) reviewable.
 
 use std::path::Path;
 
@@ -11,8 +13,9 @@ use lineage_traces::{check_trace, unnamed};
 
 const DIR: &str = "real/codex";
 
+/// Checks one real trace; returns its `replay --format json` text for the snapshot.
 #[allow(clippy::panic)] // a test reports failure by panicking
-fn expect_real(file: &str) {
+fn expect_real(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join(file);
     let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
     assert!(
@@ -32,11 +35,15 @@ fn expect_real(file: &str) {
         "{DIR}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
         loud.join("\n  ")
     );
+    lineage_core::render::json_string(&checked.replay, true)
 }
 
 macro_rules! real {
     ($($test:ident => $file:literal,)*) => {
-        $(#[test] fn $test() { expect_real($file); })*
+        $(#[test] fn $test() {
+            let json = expect_real($file);
+            insta::assert_snapshot!($file.trim_end_matches(".jsonl"), json);
+        })*
 
         #[test]
         fn every_real_codex_trace_has_a_named_test() {
