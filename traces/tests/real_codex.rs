@@ -72,4 +72,5 @@ real! {
     multi_agent_v2_follow_up_is_a_second_child_turn => "16-multi-agent-v2-follow-up.jsonl",
     root_question_while_a_child_runs_is_owned_by_the_root_turn => "17-root-question-while-child-runs.jsonl",
     interrupts_sent_at_once_settle_root_and_child_canceled => "18-interrupt-fan-out-at-once.jsonl",
+    root_interrupt_aborting_a_spawn_in_flight_creates_no_child => "19-spawn-racing-root-interrupt.jsonl",
 }
