@@ -345,7 +345,8 @@ impl CodexAdapter {
     }
 
     /// A thread's provider turn ended. Tool items it left open (an interrupt never
-    /// completes them) end canceled with it. A child's `interrupted` terminal for a turn
+    /// completes them) end with it: canceled when it was interrupted, failed when it
+    /// failed. A child's `interrupted` terminal for a turn
     /// an acknowledged interrupt named, arriving after the cancel already settled that
     /// turn (Codex answers `{}` to `turn/interrupt` before the turn completes), is the
     /// cancel's own fallout and is dropped (seed, *Cancellation*: "after the exact child
@@ -374,8 +375,12 @@ impl CodexAdapter {
             .pointer("/turn/id")
             .and_then(Value::as_str)
             .map(String::from);
-        if outcome == Outcome::Interrupted {
-            self.close_open_items(cx, &thread);
+        match outcome {
+            Outcome::Interrupted | Outcome::Canceled => {
+                self.close_open_items(cx, &thread, crate::tree::ToolStatus::Canceled);
+            }
+            Outcome::Failed => self.close_open_items(cx, &thread, crate::tree::ToolStatus::Failed),
+            Outcome::Completed => {}
         }
         if is_root {
             cx.emit(Event::RootProviderTurnCompleted {
@@ -405,8 +410,14 @@ impl CodexAdapter {
         });
     }
 
-    /// Ends every tool item still open on `thread` as canceled.
-    fn close_open_items(&mut self, cx: &mut Ctx<'_>, thread: &SessionId) {
+    /// Ends every tool item still open on `thread` with `status` (its turn ended without
+    /// completing them).
+    fn close_open_items(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: &SessionId,
+        status: crate::tree::ToolStatus,
+    ) {
         let open: Vec<String> = self
             .open_items
             .iter()
@@ -418,7 +429,7 @@ impl CodexAdapter {
             cx.emit(Event::ToolCallCompleted {
                 session: thread.clone(),
                 call: call.into(),
-                status: crate::tree::ToolStatus::Canceled,
+                status,
             });
         }
     }

@@ -297,3 +297,19 @@ fn emitted_at_ms_times_a_record_without_at() {
     assert_eq!(turn.settled_at, Some(2500));
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
 }
+
+#[test]
+fn a_tool_item_left_open_by_a_failed_turn_fails_with_it() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"method":"item/started","params":{"threadId":"A","turnId":"ta1","item":{"type":"commandExecution","id":"cmd1","status":"inProgress"}}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"failed","error":{"message":"stream disconnected"}}}}}"#,
+    ]));
+    assert_eq!(state(&r, "A#1"), "settled:failed");
+    let snapshot = r.snapshot().unwrap();
+    let tool = &snapshot.session(&"A".into()).unwrap().tool_calls[&crate::CallId::from("cmd1")];
+    assert_eq!(tool.status, crate::ToolStatus::Failed);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
