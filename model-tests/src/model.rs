@@ -582,11 +582,19 @@ impl Model {
                     {
                         return Err("unmatched-provider-terminal");
                     }
+                    // The running provider turn confirming the cancel is the expected
+                    // order and is recorded silently.
+                    let confirms = live.is_some()
+                        && last.outcome == Some(Outcome::Canceled)
+                        && matches!(outcome, Outcome::Interrupted | Outcome::Canceled);
                     if let Some(p) = self.turn_mut(&t).and_then(|x| x.provider.as_mut())
                         && p.phase == ProviderPhase::Running
                     {
                         p.phase = ProviderPhase::Completed;
                         p.outcome = Some(*outcome);
+                    }
+                    if confirms {
+                        return Ok(vec![]);
                     }
                     return Ok(vec!["late-provider-terminal"]);
                 }

@@ -271,6 +271,25 @@ fn acknowledging_a_settled_target_is_accepted() {
     assert_eq!(codes[7], ["no-pending-cancel"]);
 }
 
+/// Seed (*Root Turn Lifecycle*): the running provider turn confirming the canonical
+/// cancel (`interrupted`) after it settled is the expected order (real Codex answers
+/// `turn/interrupt` first): recorded in the provider lifecycle without a note.
+#[test]
+fn a_provider_terminal_confirming_the_cancel_is_silent() {
+    let (codes, obs) = agree(&format!(
+        "{ROOT_AND_CHILD}{}",
+        r#"
+        {"type":"cancel_requested","session":"R"}
+        {"type":"cancel_completed","session":"R"}
+        {"type":"root_provider_turn_completed","session":"R","provider_turn":"p1","outcome":"interrupted"}
+        "#
+    ));
+    assert!(codes[6].is_empty(), "{:?}", codes[6]);
+    let r = &obs.turns["R#1"];
+    assert_eq!(r.outcome.as_deref(), Some("canceled"));
+    assert_eq!(r.provider_phase.as_deref(), Some("completed"));
+}
+
 /// Seed (*Root Turn Lifecycle*: "a *matching* root provider terminal may arrive after
 /// the canonical root was settled as canceled"): a late terminal naming another provider
 /// turn while the provider is still running is `unmatched-provider-terminal`; once it is

@@ -55,6 +55,7 @@ impl CodexAdapter {
         cx: &mut Ctx<'_>,
         id: &RpcId,
         thread: &str,
+        turn: Option<String>,
     ) -> ClientRequest {
         let thread = SessionId::from(thread);
         // Part of the fan-out of an operation in flight?
@@ -67,6 +68,7 @@ impl CodexAdapter {
             op.interrupted.insert(thread.clone());
             return ClientRequest::Interrupt {
                 thread,
+                turn,
                 operation: operation.clone(),
             };
         }
@@ -100,6 +102,7 @@ impl CodexAdapter {
         ClientRequest::Interrupt {
             operation: thread.clone(),
             thread,
+            turn,
         }
     }
 
@@ -109,6 +112,7 @@ impl CodexAdapter {
         cx: &mut Ctx<'_>,
         id: &RpcId,
         thread: &SessionId,
+        turn: Option<String>,
         operation: &SessionId,
         ok: bool,
     ) {
@@ -116,6 +120,9 @@ impl CodexAdapter {
             op.outstanding.remove(id);
         }
         if ok {
+            if let Some(turn) = turn {
+                self.interrupted_turns.insert((thread.clone(), turn));
+            }
             cx.emit(Event::CancelAcknowledged {
                 session: thread.clone(),
             });

@@ -30,39 +30,8 @@ impl CodexAdapter {
             return;
         };
         match kind {
-            "collabAgentToolCall" => {
-                let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
-                let status = item.get("status").and_then(Value::as_str);
-                self.tool(
-                    cx,
-                    thread,
-                    id,
-                    Some(tool),
-                    completed.then(|| tool_status(status)),
-                );
-                if tool == "spawnAgent" && status != Some("failed") {
-                    let receivers = item
-                        .get("receiverThreadIds")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str);
-                    for child in receivers {
-                        self.spawn(cx, thread, child, id);
-                    }
-                }
-            }
-            "subAgentActivity" => {
-                let activity = item.get("kind").and_then(Value::as_str);
-                let child = item.get("agentThreadId").and_then(Value::as_str);
-                if let (Some("started"), Some(child)) = (activity, child) {
-                    self.tool(cx, thread, id, Some("spawnAgent"), None);
-                    self.spawn(cx, thread, child, id);
-                    self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
-                }
-                // `interacted` / `interrupted` / `completed` activity is informational: the
-                // child thread's own turn events are authoritative for its lifecycle.
-            }
+            "collabAgentToolCall" => self.collab_item(cx, thread, id, item, completed),
+            "subAgentActivity" => self.activity_item(cx, thread, id, item),
             "agentMessage" if completed => {
                 if self.streamed.remove(&(thread.clone(), id.to_owned())) {
                     return; // its text already arrived as deltas
@@ -87,9 +56,73 @@ impl CodexAdapter {
                     completed.then(|| tool_status(status)),
                 );
             }
-            // User messages are the client's `turn/start` / `turn/steer` input; reasoning,
-            // plans, review markers and compaction carry no session-tree fact.
+            // A child's task (and each later follow-up) reaches its thread only as a
+            // `userMessage` item; on the root it repeats the client's `turn/start` /
+            // `turn/steer` input, which is already the user's submission.
+            "userMessage" if completed && self.root.as_ref() != Some(thread) => {
+                if let Some(text) = user_text(item) {
+                    cx.emit(Event::Message {
+                        session: thread.clone(),
+                        message: Some(id.into()),
+                        role: Role::User,
+                        text,
+                    });
+                }
+            }
+            // Reasoning, plans, review markers and compaction carry no session-tree fact.
             _ => {}
+        }
+    }
+
+    /// A v1 `collabAgentToolCall` (spawn, wait, send input, close …): a tool call, and for
+    /// a spawn that did not fail, one edge per receiver thread.
+    fn collab_item(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: &SessionId,
+        id: &str,
+        item: &Value,
+        completed: bool,
+    ) {
+        let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
+        let status = item.get("status").and_then(Value::as_str);
+        self.tool(
+            cx,
+            thread,
+            id,
+            Some(tool),
+            completed.then(|| tool_status(status)),
+        );
+        if tool == "spawnAgent" && status != Some("failed") {
+            // v1 has no nickname on this wire: the task prompt labels the child.
+            let title = item.get("prompt").and_then(Value::as_str).and_then(label);
+            let receivers = item
+                .get("receiverThreadIds")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str);
+            for child in receivers {
+                self.spawn(cx, thread, child, id, title.clone());
+            }
+        }
+    }
+
+    /// A v2 `subAgentActivity`: `started` is a spawn edge whose delegation call is
+    /// completed at once; `interacted` / `interrupted` / `completed` activity is
+    /// informational (the child thread's own turn events are authoritative).
+    fn activity_item(&mut self, cx: &mut Ctx<'_>, thread: &SessionId, id: &str, item: &Value) {
+        let activity = item.get("kind").and_then(Value::as_str);
+        let child = item.get("agentThreadId").and_then(Value::as_str);
+        if let (Some("started"), Some(child)) = (activity, child) {
+            // `agentPath` (`/root/<task>`) is the child's only label on this wire.
+            let title = item
+                .get("agentPath")
+                .and_then(Value::as_str)
+                .map(String::from);
+            self.tool(cx, thread, id, Some("spawnAgent"), None);
+            self.spawn(cx, thread, child, id, title);
+            self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
         }
     }
 
@@ -102,6 +135,12 @@ impl CodexAdapter {
         name: Option<&str>,
         ended: Option<ToolStatus>,
     ) {
+        let key = (thread.clone(), call.to_owned());
+        if ended.is_some() {
+            self.open_items.remove(&key);
+        } else if name.is_some() {
+            self.open_items.insert(key);
+        }
         if let Some(name) = name {
             cx.emit(Event::ToolCallStarted {
                 session: thread.clone(),
@@ -120,16 +159,30 @@ impl CodexAdapter {
     }
 
     /// Registers a spawn edge; once the reducer has created the child, the records held
-    /// for its thread are released, in their original order.
-    fn spawn(&mut self, cx: &mut Ctx<'_>, parent: &SessionId, child: &str, call: &str) {
+    /// for its thread are released, in their original order. The same edge reported
+    /// again (v2 sends one `subAgentActivity` as both `item/started` and
+    /// `item/completed`) is the same registration and emits nothing (seed: "registration
+    /// and normalized events remain idempotent").
+    fn spawn(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        parent: &SessionId,
+        child: &str,
+        call: &str,
+        title: Option<String>,
+    ) {
         let child = SessionId::from(child);
-        self.spawned.insert(child.clone());
+        let edge = (parent.clone(), call.to_owned());
+        if self.spawned.get(&child) == Some(&edge) {
+            return;
+        }
+        self.spawned.insert(child.clone(), edge);
         let step = cx.emit(Event::ChildSpawned {
             session: child.clone(),
             parent_session: parent.clone(),
             parent_turn: None,
             tool_call: Some(call.into()),
-            title: None,
+            title,
             aliases: vec![Alias::new("thread", child.as_str())],
         });
         if step.created(&child) {
@@ -145,4 +198,27 @@ fn tool_status(status: Option<&str>) -> ToolStatus {
         Some("declined") => ToolStatus::Canceled,
         _ => ToolStatus::Completed,
     }
+}
+
+/// A child's label from its task prompt: the first non-blank line, at most 80 characters.
+fn label(prompt: &str) -> Option<String> {
+    const MAX: usize = 80;
+    let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
+    if line.chars().count() <= MAX {
+        return Some(line.to_owned());
+    }
+    let mut short: String = line.chars().take(MAX - 1).collect();
+    short.push('…');
+    Some(short)
+}
+
+/// The text parts of a `userMessage` item, joined.
+fn user_text(item: &Value) -> Option<String> {
+    let parts: Vec<&str> = item
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }

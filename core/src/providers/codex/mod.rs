@@ -41,8 +41,15 @@ pub struct CodexAdapter {
     rejected_requests: BTreeSet<RpcId>,
     /// Records of threads not (yet) known, per thread, in arrival order.
     held: hold::HeldRecords,
-    /// Threads named by a spawn edge (whether or not the reducer accepted the child).
-    spawned: BTreeSet<SessionId>,
+    /// Threads named by a spawn edge (whether or not the reducer accepted the child), with
+    /// the edge that named them first: parent thread and spawn call id.
+    spawned: BTreeMap<SessionId, (SessionId, String)>,
+    /// Tool items started and not completed, per thread: an interrupt leaves them open.
+    open_items: BTreeSet<(SessionId, String)>,
+    /// Provider turns (thread, turn id) an acknowledged `turn/interrupt` named.
+    interrupted_turns: BTreeSet<(SessionId, String)>,
+    /// Server requests not addressed to a thread (no tree fact): their answers are known.
+    threadless_requests: BTreeSet<RpcId>,
     /// agentMessage items that streamed deltas (their completed text is not appended again).
     streamed: BTreeSet<(SessionId, String)>,
     /// The root's current provider turn id.
@@ -73,8 +80,17 @@ impl CodexAdapter {
         }
     }
 
-    /// Normalizes one record.
+    /// Normalizes one record. A record whose envelope has no `at` takes the time the
+    /// provider stamped on it (`emittedAtMs`, on every app-server notification).
     pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
+        let emitted = record.message.get("emittedAtMs").and_then(Value::as_u64);
+        match (cx.at(), emitted) {
+            (None, Some(at)) => self.record_at(&mut cx.relocate(cx.line(), Some(at)), record),
+            _ => self.record_at(cx, record),
+        }
+    }
+
+    fn record_at(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
         if let Some(root) = self.root.clone()
             && !self.root_created
         {
@@ -167,7 +183,7 @@ impl CodexAdapter {
         match cx.snapshot().session(id) {
             Some(s) if s.kind == SessionKind::Child => Thread::Child,
             Some(_) => Thread::Root,
-            None if self.spawned.contains(id) => Thread::Rejected,
+            None if self.spawned.contains_key(id) => Thread::Rejected,
             None => Thread::Unknown,
         }
     }
@@ -248,60 +264,12 @@ impl CodexAdapter {
                     cx.emit(Event::ChildTurnStarted { session: thread });
                 }
             }
-            ("turn/completed", Some(thread)) => {
-                let status = params.pointer("/turn/status").and_then(Value::as_str);
-                let Some(outcome) = turn_outcome(status) else {
-                    cx.finding(
-                        Code::UnexpectedRecord,
-                        format!("turn/completed with status {status:?} is not a terminal; ignored"),
-                    );
-                    return;
-                };
-                let error = params
-                    .pointer("/turn/error/message")
-                    .and_then(Value::as_str)
-                    .map(String::from);
-                let provider_turn = params
-                    .pointer("/turn/id")
-                    .and_then(Value::as_str)
-                    .map(String::from);
-                let event = if is_root {
-                    Event::RootProviderTurnCompleted {
-                        session: thread,
-                        provider_turn,
-                        outcome,
-                        error,
-                    }
-                } else {
-                    Event::ChildTurnCompleted {
-                        session: thread,
-                        outcome,
-                        error,
-                    }
-                };
-                cx.emit(event);
-            }
+            ("turn/completed", Some(thread)) => self.turn_completed(cx, thread, params, is_root),
             ("item/started" | "item/completed", Some(thread)) => {
                 let completed = method == "item/completed";
                 self.item(cx, &thread, params.get("item"), completed);
             }
-            ("item/agentMessage/delta", Some(thread)) => {
-                let item = params
-                    .get("itemId")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let delta = params
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                self.streamed.insert((thread.clone(), item.to_owned()));
-                cx.emit(Event::Message {
-                    session: thread,
-                    message: Some(item.into()),
-                    role: crate::tree::Role::Assistant,
-                    text: delta.to_owned(),
-                });
-            }
+            ("item/agentMessage/delta", Some(thread)) => self.delta(cx, thread, params),
             ("thread/name/updated", Some(thread)) => {
                 let title = params
                     .get("threadName")
@@ -312,18 +280,7 @@ impl CodexAdapter {
                     title,
                 });
             }
-            ("serverRequest/resolved", Some(thread)) => {
-                let Some(id) = params.get("requestId").map(RpcId::from_value) else {
-                    return;
-                };
-                if self.rejected_requests.contains(&id) {
-                    return;
-                }
-                cx.emit(Event::InteractionResolved {
-                    session: thread,
-                    request: id.request_id(),
-                });
-            }
+            ("serverRequest/resolved", Some(thread)) => self.resolved(cx, thread, params),
             ("error", Some(thread)) => {
                 // Seed: an error notification on a child never fails its parent; the turn's
                 // own terminal decides. Keep the text visible on the thread's transcript.
@@ -345,13 +302,148 @@ impl CodexAdapter {
         }
     }
 
+    /// A streamed piece of an agent message (its completed item is then not repeated).
+    fn delta(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+        let item = params
+            .get("itemId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let delta = params
+            .get("delta")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.streamed.insert((thread.clone(), item.to_owned()));
+        cx.emit(Event::Message {
+            session: thread,
+            message: Some(item.into()),
+            role: crate::tree::Role::Assistant,
+            text: delta.to_owned(),
+        });
+    }
+
+    /// The provider reports a server request resolved. Codex resolves a request left
+    /// pending by an interrupt only after the child's `turn/completed`: by then the cancel
+    /// superseded it, and the provider's cleanup changes nothing worth a note.
+    fn resolved(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+        let Some(id) = params.get("requestId").map(RpcId::from_value) else {
+            return;
+        };
+        if self.rejected_requests.contains(&id) {
+            return;
+        }
+        let request = id.request_id();
+        let superseded = cx
+            .snapshot()
+            .find_interaction(&thread, &request)
+            .is_some_and(|i| i.status == crate::tree::InteractionStatus::Superseded);
+        if !superseded {
+            cx.emit(Event::InteractionResolved {
+                session: thread,
+                request,
+            });
+        }
+    }
+
+    /// A thread's provider turn ended. Tool items it left open (an interrupt never
+    /// completes them) end with it: canceled when it was interrupted, failed when it
+    /// failed. A child's `interrupted` terminal for a turn
+    /// an acknowledged interrupt named, arriving after the cancel already settled that
+    /// turn (Codex answers `{}` to `turn/interrupt` before the turn completes), is the
+    /// cancel's own fallout and is dropped (seed, *Cancellation*: "after the exact child
+    /// target has been closed by the cancel operation, the adapter drops that terminal
+    /// projection").
+    fn turn_completed(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: SessionId,
+        params: &Value,
+        is_root: bool,
+    ) {
+        let status = params.pointer("/turn/status").and_then(Value::as_str);
+        let Some(outcome) = turn_outcome(status) else {
+            cx.finding(
+                Code::UnexpectedRecord,
+                format!("turn/completed with status {status:?} is not a terminal; ignored"),
+            );
+            return;
+        };
+        let error = params
+            .pointer("/turn/error/message")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let provider_turn = params
+            .pointer("/turn/id")
+            .and_then(Value::as_str)
+            .map(String::from);
+        match outcome {
+            Outcome::Interrupted | Outcome::Canceled => {
+                self.close_open_items(cx, &thread, crate::tree::ToolStatus::Canceled);
+            }
+            Outcome::Failed => self.close_open_items(cx, &thread, crate::tree::ToolStatus::Failed),
+            Outcome::Completed => {}
+        }
+        if is_root {
+            cx.emit(Event::RootProviderTurnCompleted {
+                session: thread,
+                provider_turn,
+                outcome,
+                error,
+            });
+            return;
+        }
+        let named = provider_turn.as_ref().is_some_and(|t| {
+            self.interrupted_turns
+                .contains(&(thread.clone(), t.clone()))
+        });
+        let settled = cx
+            .snapshot()
+            .session(&thread)
+            .and_then(|s| s.last_turn())
+            .is_some_and(|t| t.outcome.is_some());
+        if outcome == Outcome::Interrupted && named && settled {
+            return;
+        }
+        cx.emit(Event::ChildTurnCompleted {
+            session: thread,
+            outcome,
+            error,
+        });
+    }
+
+    /// Ends every tool item still open on `thread` with `status` (its turn ended without
+    /// completing them).
+    fn close_open_items(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: &SessionId,
+        status: crate::tree::ToolStatus,
+    ) {
+        let open: Vec<String> = self
+            .open_items
+            .iter()
+            .filter(|(t, _)| t == thread)
+            .map(|(_, call)| call.clone())
+            .collect();
+        for call in open {
+            self.open_items.remove(&(thread.clone(), call.clone()));
+            cx.emit(Event::ToolCallCompleted {
+                session: thread.clone(),
+                call: call.into(),
+                status,
+            });
+        }
+    }
+
     fn server_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
         let Some(thread) = params
             .get("threadId")
             .and_then(Value::as_str)
             .map(SessionId::from)
         else {
-            return; // not addressed to a thread (auth, config …): no tree fact
+            // Not addressed to a thread (auth, config …): no tree fact, but its answer
+            // answers a request this trace saw.
+            self.threadless_requests.insert(id);
+            return;
         };
         let kind = if method == "item/tool/requestUserInput" {
             crate::tree::InteractionKind::Question
@@ -378,7 +470,7 @@ impl CodexAdapter {
 
     /// The client answered a server request.
     fn client_response(&mut self, cx: &mut Ctx<'_>, id: &RpcId, message: &Value, ok: bool) {
-        if self.rejected_requests.contains(id) {
+        if self.rejected_requests.contains(id) || self.threadless_requests.remove(id) {
             return;
         }
         let Some(session) = self.server_requests.get(id).cloned() else {
@@ -420,7 +512,13 @@ impl CodexAdapter {
                 });
                 ClientRequest::Other
             }
-            ("turn/interrupt", Some(thread)) => self.interrupt(cx, &id, thread),
+            ("turn/interrupt", Some(thread)) => {
+                let turn = params
+                    .get("turnId")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                self.interrupt(cx, &id, thread, turn)
+            }
             _ => ClientRequest::Other,
         };
         self.client_requests.insert(id, request);
@@ -441,8 +539,12 @@ impl CodexAdapter {
                     self.identify_root(cx, thread);
                 }
             }
-            ClientRequest::Interrupt { thread, operation } => {
-                self.interrupt_returned(cx, id, &thread, &operation, ok);
+            ClientRequest::Interrupt {
+                thread,
+                turn,
+                operation,
+            } => {
+                self.interrupt_returned(cx, id, &thread, turn, &operation, ok);
             }
             ClientRequest::Other => {}
         }

@@ -39,6 +39,8 @@ pub(super) enum ClientRequest {
     /// `turn/interrupt` of `thread`, part of the cancel of `operation`'s session.
     Interrupt {
         thread: SessionId,
+        /// The provider turn it names.
+        turn: Option<String>,
         operation: SessionId,
     },
     /// Anything else.

@@ -114,7 +114,22 @@ fn both_spawn_shapes_repeated_register_one_child() {
             .as_str(),
         "call_A"
     );
-    assert_eq!(rules(&r), ["5:duplicate-spawn", "6:duplicate-spawn"]);
+    // The same edge (same parent, same spawn call) reported three times is one
+    // registration: no note (seed: "registration and normalized events remain idempotent").
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(
+        session.title.as_deref(),
+        Some("/a"),
+        "v2: agentPath labels the child"
+    );
+}
+
+#[test]
+fn a_spawn_of_the_same_child_under_another_call_is_still_reported() {
+    let a = spawn("A");
+    let other = a.replace(r#""id":"call_A""#, r#""id":"call_other""#);
+    let r = run_owned(&with(&[&a, &other]));
+    assert_eq!(rules(&r), ["5:reparent-rejected"]);
 }
 
 #[test]
@@ -145,5 +160,156 @@ fn an_answer_to_a_held_request_waits_with_it() {
         .unwrap();
     assert_eq!(i.status, crate::InteractionStatus::Answered);
     assert_eq!(i.turn.to_string(), "A#1");
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
+
+const CHILD_TURN: &str = r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"inProgress"}}}}"#;
+
+/// Real Codex 0.169 answers `{}` to each `turn/interrupt` before the turn completes
+/// `interrupted`; after the fan-out the child's terminal is the cancel's own fallout.
+#[test]
+fn interrupted_terminals_after_the_interrupt_answers_add_no_note() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"method":"item/started","params":{"threadId":"R","turnId":"tr1","item":{"type":"collabAgentToolCall","id":"call_wait","tool":"wait","status":"inProgress","receiverThreadIds":["A"]}}}}"#,
+        r#"{"from":"server","message":{"method":"item/started","params":{"threadId":"A","turnId":"ta1","item":{"type":"commandExecution","id":"cmd1","status":"inProgress"}}}}"#,
+        r#"{"from":"client","message":{"id":7,"method":"turn/interrupt","params":{"threadId":"R","turnId":"tr1"}}}"#,
+        r#"{"from":"server","message":{"id":7,"result":{}}}"#,
+        r#"{"from":"client","message":{"id":8,"method":"turn/interrupt","params":{"threadId":"A","turnId":"ta1"}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr1","items":[],"status":"interrupted"}}}}"#,
+        r#"{"from":"server","message":{"id":8,"result":{}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"interrupted"}}}}"#,
+    ]));
+    assert_eq!(state(&r, "R#1"), "settled:canceled");
+    assert_eq!(state(&r, "A#1"), "settled:canceled");
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    let snapshot = r.snapshot().unwrap();
+    for (session, call) in [("R", "call_wait"), ("A", "cmd1")] {
+        let tool =
+            &snapshot.session(&session.into()).unwrap().tool_calls[&crate::CallId::from(call)];
+        assert_eq!(
+            tool.status,
+            crate::ToolStatus::Canceled,
+            "{call} left open by the interrupt ends with its turn"
+        );
+    }
+}
+
+#[test]
+fn a_completed_terminal_after_a_cancel_is_still_a_late_terminal() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"client","message":{"id":8,"method":"turn/interrupt","params":{"threadId":"A","turnId":"ta1"}}}"#,
+        r#"{"from":"server","message":{"id":8,"result":{}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"completed"}}}}"#,
+    ]));
+    assert_eq!(state(&r, "A#1"), "settled:canceled");
+    assert_eq!(rules(&r), ["8:late-terminal"]);
+}
+
+#[test]
+fn a_request_resolved_after_the_interrupt_superseded_it_adds_no_note() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"A","turnId":"ta1","itemId":"cmd1","startedAtMs":1}}}"#,
+        r#"{"from":"client","message":{"id":8,"method":"turn/interrupt","params":{"threadId":"A","turnId":"ta1"}}}"#,
+        r#"{"from":"server","message":{"id":8,"result":{}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"interrupted"}}}}"#,
+        r#"{"from":"server","message":{"method":"serverRequest/resolved","params":{"threadId":"A","requestId":0}}}"#,
+    ]));
+    let i = r
+        .snapshot()
+        .unwrap()
+        .find_interaction(&"A".into(), &"0".into())
+        .unwrap();
+    assert_eq!(i.status, crate::InteractionStatus::Superseded);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
+
+/// Server request ids start at 0, like the client's: a response is matched by direction.
+#[test]
+fn overlapping_client_and_server_request_ids_and_threadless_requests_match_by_direction() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"id":1,"method":"item/commandExecution/requestApproval","params":{"threadId":"A","turnId":"ta1","itemId":"cmd1","startedAtMs":1}}}"#,
+        r#"{"from":"server","message":{"id":2,"method":"account/chatgptAuthTokens/refresh","params":{"reason":"unauthorized"}}}"#,
+        r#"{"from":"server","message":{"id":1,"result":{"turn":{"id":"tr1"}}}}"#,
+        r#"{"from":"client","message":{"id":2,"result":{}}}"#,
+        r#"{"from":"client","message":{"id":1,"result":{"decision":"accept"}}}"#,
+    ]));
+    let i = r
+        .snapshot()
+        .unwrap()
+        .find_interaction(&"A".into(), &"1".into())
+        .unwrap();
+    assert_eq!(i.status, crate::InteractionStatus::Answered);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
+
+#[test]
+fn a_childs_task_prompt_is_its_first_message_and_the_v1_prompt_its_label() {
+    let a = spawn("A").replace(
+        r#""status":"completed","#,
+        r#""status":"completed","prompt":"Count to three\nthen stop","#,
+    );
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"A","turnId":"ta1","item":{"type":"userMessage","id":"u1","content":[{"type":"text","text":"Count to three\nthen stop"}]}}}}"#,
+        r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"R","turnId":"tr1","item":{"type":"userMessage","id":"u0","content":[{"type":"text","text":"go"}]}}}}"#,
+    ]));
+    let snapshot = r.snapshot().unwrap();
+    let child = snapshot.session(&"A".into()).unwrap();
+    assert_eq!(child.title.as_deref(), Some("Count to three"));
+    assert_eq!(child.messages.len(), 1);
+    assert_eq!(child.messages[0].role, crate::Role::User);
+    assert_eq!(child.messages[0].text, "Count to three\nthen stop");
+    let root = snapshot.session(&"R".into()).unwrap();
+    assert_eq!(
+        root.messages.iter().filter(|m| m.text == "go").count(),
+        1,
+        "the root's userMessage repeats its turn/start input: not a second message"
+    );
+}
+
+/// Without an envelope `at`, the provider's own `emittedAtMs` is the record's time.
+#[test]
+fn emitted_at_ms_times_a_record_without_at() {
+    let r = run(&[
+        START[0],
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"R","turn":{"id":"tr1","items":[],"status":"inProgress"}},"emittedAtMs":1500}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr1","items":[],"status":"completed"}},"emittedAtMs":2500}}"#,
+    ]);
+    let turn = r
+        .snapshot()
+        .unwrap()
+        .turn(&"R#1".parse::<TurnId>().unwrap())
+        .unwrap()
+        .clone();
+    assert_eq!(turn.settled_at, Some(2500));
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
+
+#[test]
+fn a_tool_item_left_open_by_a_failed_turn_fails_with_it() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        CHILD_TURN,
+        r#"{"from":"server","message":{"method":"item/started","params":{"threadId":"A","turnId":"ta1","item":{"type":"commandExecution","id":"cmd1","status":"inProgress"}}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"failed","error":{"message":"stream disconnected"}}}}}"#,
+    ]));
+    assert_eq!(state(&r, "A#1"), "settled:failed");
+    let snapshot = r.snapshot().unwrap();
+    let tool = &snapshot.session(&"A".into()).unwrap().tool_calls[&crate::CallId::from("cmd1")];
+    assert_eq!(tool.status, crate::ToolStatus::Failed);
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
 }

@@ -183,7 +183,15 @@ pub(super) fn provider_turn_completed(
     if !turn.is_active() {
         // Seed: "Persist that late provider terminal into the root-provider lifecycle
         // fields without changing, republishing, or reopening the canonical root turn."
-        tx.note(Diagnostic::LateProviderTerminal(turn_id.clone()));
+        // The running provider turn confirming the stop (`interrupted` / `canceled` after
+        // the canonical cancel) is that expected order and is recorded silently; any
+        // other late terminal (work that ended on its own, a second terminal) is noted.
+        let confirms_cancel = running
+            && turn.outcome == Some(Outcome::Canceled)
+            && matches!(outcome, Outcome::Interrupted | Outcome::Canceled);
+        if !confirms_cancel {
+            tx.note(Diagnostic::LateProviderTerminal(turn_id.clone()));
+        }
         if running {
             record_provider_terminal(tx, &turn_id, outcome, None);
         }

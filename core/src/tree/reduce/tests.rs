@@ -556,6 +556,24 @@ fn cancel_provider_terminal_after_canonical_cancel_updates_only_provider_fields(
         "no stale provider running"
     );
     assert_eq!(p.outcome, Some(Interrupted));
+    // Seed, *Root Turn Lifecycle*: "A matching root provider terminal may arrive after
+    // the canonical root was atomically settled as canceled": the provider confirming
+    // the stop is the expected order (real Codex answers `turn/interrupt` with `{}`
+    // before its `turn/completed interrupted`), so it is recorded without a note.
+    assert!(f.codes[5].is_empty(), "{:?}", f.codes[5]);
+}
+
+#[test]
+fn cancel_provider_terminal_of_work_that_ended_on_its_own_is_noted() {
+    let f = fold(&with(
+        running_root(),
+        &[cancel("R"), cancel_done("R"), p_done("R", Completed)],
+    ));
+    assert_eq!(f.state("R#1"), "settled:canceled");
+    let t = f.last().turn(&"R#1".parse().unwrap()).unwrap();
+    let p = &t.gate.as_ref().unwrap().provider;
+    assert_eq!(p.phase, crate::ProviderPhase::Completed);
+    assert_eq!(p.outcome, Some(Completed));
     assert_eq!(f.codes[5], vec!["late-provider-terminal"]);
 }
 

@@ -1,0 +1,76 @@
+//! Real Codex app-server traffic (`traces/real/codex/`), recorded by `lab/record.mjs codex`
+//! from `@openai/codex` against a scripted model. Each header states what the scenario
+//! expects (written from the "Provider-Native Subagents" seed and from the ids the traffic
+//! showed); every one of these runs is well behaved, so besides meeting its header a trace
+//! must give no warning and no error, and only the notes its header lists. An insta
+//! snapshot of each `replay --format json` keeps the whole tree (titles, messages, tool
+//! calls) reviewable.
+
+use std::path::Path;
+
+use lineage_core::Severity;
+use lineage_traces::{check_trace, unnamed};
+
+const DIR: &str = "real/codex";
+
+/// Checks one real trace; returns its `replay --format json` text for the snapshot.
+#[allow(clippy::panic)] // a test reports failure by panicking
+fn expect_real(file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join(file);
+    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        checked.failures.is_empty(),
+        "{DIR}/{file} does not meet its expectations:\n  {}",
+        checked.failures.join("\n  ")
+    );
+    let loud: Vec<String> = checked
+        .replay
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Note)
+        .map(|f| format!("{}:{} {}", f.line, f.rule, f.message))
+        .collect();
+    assert!(
+        loud.is_empty(),
+        "{DIR}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
+        loud.join("\n  ")
+    );
+    lineage_core::render::json_string(&checked.replay, true)
+}
+
+macro_rules! real {
+    ($($test:ident => $file:literal,)*) => {
+        $(#[test] fn $test() {
+            let json = expect_real($file);
+            insta::assert_snapshot!($file.trim_end_matches(".jsonl"), json);
+        })*
+
+        #[test]
+        fn every_real_codex_trace_has_a_named_test() {
+            let missing = unnamed(DIR, &[$($file),*]);
+            assert!(missing.is_empty(), "traces without a named test: {missing:?}");
+        }
+    };
+}
+
+real! {
+    one_child_settles_after_its_root => "01-one-child.jsonl",
+    two_children_one_after_the_other => "02-two-children.jsonl",
+    parallel_children_settle_each_exact_child_turn => "03-parallel-children.jsonl",
+    nested_grandchild_records_its_child_parent => "04-nested-grandchild.jsonl",
+    child_approval_is_owned_by_the_child_turn => "05-child-approval.jsonl",
+    root_provider_turn_ending_first_leaves_the_root_waiting => "06-root-ends-first.jsonl",
+    failed_child_never_fails_the_root => "07-child-fails.jsonl",
+    follow_up_to_the_same_child_is_a_second_child_turn => "08-follow-up-same-child.jsonl",
+    root_interrupt_fan_out_settles_root_and_child_canceled => "09-interrupt-root-fan-out.jsonl",
+    child_only_interrupt_leaves_the_root_to_complete => "10-child-only-interrupt.jsonl",
+    interrupt_during_a_pending_approval_supersedes_it => "11-interrupt-during-approval.jsonl",
+    steer_while_a_child_runs_joins_the_root_turn => "12-guidance-steer-while-child-runs.jsonl",
+    second_turn_start_while_a_child_runs_joins_the_root_turn => "13-guidance-start-after-root-ended.jsonl",
+    multi_agent_v2_spawn_is_one_edge_labelled_by_its_path => "14-multi-agent-v2.jsonl",
+    multi_agent_v2_interrupt_fan_out => "15-multi-agent-v2-interrupt.jsonl",
+    multi_agent_v2_follow_up_is_a_second_child_turn => "16-multi-agent-v2-follow-up.jsonl",
+    root_question_while_a_child_runs_is_owned_by_the_root_turn => "17-root-question-while-child-runs.jsonl",
+    interrupts_sent_at_once_settle_root_and_child_canceled => "18-interrupt-fan-out-at-once.jsonl",
+    root_interrupt_aborting_a_spawn_in_flight_creates_no_child => "19-spawn-racing-root-interrupt.jsonl",
+}
