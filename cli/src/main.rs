@@ -13,6 +13,7 @@ use lineage_core::trace::Format;
 mod check_cmd;
 mod convert_cmd;
 mod input;
+mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
 mod terminal;
@@ -37,6 +38,30 @@ enum Command {
     Gen(GenArgs),
     /// Project a trace of any format to the ACP stream an Agent would send (an `acp` trace).
     Convert(ConvertArgs),
+    /// Run a program that speaks JSON lines on stdio, forwarding both directions unchanged
+    /// and writing every message to a trace (use it as an editor's agent command).
+    Record(RecordArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct RecordArgs {
+    /// The trace format to write (detected from the first message when omitted).
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    format: Option<Format>,
+    /// The trace file to write.
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE",
+        default_value = "lineage-record.jsonl"
+    )]
+    output: std::path::PathBuf,
+    /// Print findings on standard error as the messages arrive.
+    #[arg(long)]
+    check: bool,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -174,6 +199,8 @@ enum Exit {
     Clean,
     Findings,
     Usage,
+    /// A recorded program's own exit code, passed through.
+    Code(u8),
 }
 
 impl From<Exit> for ExitCode {
@@ -182,6 +209,7 @@ impl From<Exit> for ExitCode {
             Exit::Clean => 0,
             Exit::Findings => 1,
             Exit::Usage => 2,
+            Exit::Code(code) => code,
         })
     }
 }
@@ -194,6 +222,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules_cmd::run(&args).into(),
         Command::Gen(args) => gen_cmd(&args).into(),
         Command::Convert(args) => convert_cmd::run(&args).into(),
+        Command::Record(args) => record_cmd::run(&args).into(),
     }
 }
 

@@ -1,0 +1,202 @@
+//! `lineage record`: the proxy forwards bytes unchanged both ways, writes every line as a
+//! record with `at`, passes the exit code and signals through, and `--check` reports
+//! findings live. The program here is a small POSIX shell agent; the lab runs the same
+//! proxy in front of the real ACP adapters.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lineage-record-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fake ACP agent: answers each request with a result naming a session, then exits 3.
+const AGENT: &str = r#"#!/bin/sh
+n=0
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  if [ -n "$id" ]; then printf '{"jsonrpc":"2.0", "id":%s,"result":{"sessionId":"S%s"}}\n' "$id" "$n"; fi
+  n=$((n+1))
+done
+printf 'agent done\n' >&2
+exit 3
+"#;
+
+fn agent() -> PathBuf {
+    let path = dir().join("agent.sh");
+    std::fs::write(&path, AGENT).unwrap();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&path, perms).unwrap();
+    path
+}
+
+const INPUT: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"subagents":{}}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#,
+    "\n",
+);
+
+fn run(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn both_directions_pass_unchanged_and_every_line_is_a_record() {
+    let agent = agent();
+    let trace = dir().join("both.jsonl");
+    let direct = Command::new(&agent)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map(|mut c| {
+            c.stdin.take().unwrap().write_all(INPUT.as_bytes()).unwrap();
+            c.wait_with_output().unwrap()
+        })
+        .unwrap();
+    let out = run(
+        &[
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            agent.to_str().unwrap(),
+        ],
+        INPUT,
+    );
+    assert_eq!(
+        out.stdout, direct.stdout,
+        "the program's output passes byte for byte"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the program's exit code is lineage's"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("agent done"),
+        "stderr passes through"
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["format"], "acp");
+    let froms: Vec<&str> = lines[1..]
+        .iter()
+        .map(|r| r["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(froms.iter().filter(|f| **f == "client").count(), 2);
+    assert_eq!(froms.iter().filter(|f| **f == "agent").count(), 2);
+    assert!(lines[1..].iter().all(|r| r["at"].as_u64().is_some()));
+    // Each record holds its line exactly as written (the agent's odd spacing included).
+    let input_lines: Vec<&str> = INPUT.lines().collect();
+    let output_text = String::from_utf8(direct.stdout).unwrap();
+    let output_lines: Vec<&str> = output_text.lines().collect();
+    for record in text.lines().skip(1) {
+        let start = record.find("\"message\":").unwrap() + "\"message\":".len();
+        let end = record.rfind(",\"at\":").unwrap();
+        let message = &record[start..end];
+        assert!(
+            input_lines.contains(&message) || output_lines.contains(&message),
+            "{message}"
+        );
+    }
+    // The trace replays: the Client view has the session the agent returned.
+    let replay = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["replay", "--format", "json", trace.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let view: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(view["sessions"][0]["id"], "S1");
+}
+
+#[test]
+fn check_reports_findings_as_they_arrive_and_bad_lines_are_kept() {
+    let agent = agent();
+    let trace = dir().join("check.jsonl");
+    let input = format!("{INPUT}not json\n");
+    let out = run(
+        &[
+            "record",
+            "--check",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            agent.to_str().unwrap(),
+        ],
+        &input,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(":4: error[malformed-record]"), "{stderr}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        text.contains(r#"{"from":"client","message":"not json","#),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_signal_to_lineage_reaches_the_program() {
+    let trace = dir().join("signal.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args([
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo \"{\\\"type\\\":\\\"bye\\\"}\"; exit 42' TERM; echo '{\"type\":\"ready\"}'; while true; do sleep 0.05; done",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the program runs (its first line is in the trace), then signal lineage.
+    for _ in 0..200 {
+        if std::fs::read_to_string(&trace).is_ok_and(|t| t.contains("ready")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(42),
+        "the program got SIGTERM and its exit code came back"
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(text.contains(r#""format":"claude-sdk""#), "{text}");
+    assert!(
+        text.contains(r#"{"from":"cli","message":{"type":"bye"}"#),
+        "{text}"
+    );
+}
