@@ -1,0 +1,165 @@
+// An ACP Client over peer.mjs: it speaks ACP v1 to a real adapter on stdio and records
+// every line as `{"from":"client"|"agent","message":…,"at":ms}`, with
+// `{"from":"transport","event":"disconnected"|"connected"}` around a restart.
+//
+//   const client = new AcpClient({ trace, cmd, env, stderr });
+//   await client.connect();                       // spawn + initialize (advertises subagents)
+//   const { sessionId } = await client.request("session/new", { cwd, mcpServers: [] });
+//   const done = client.prompt(sessionId, "go"); … await done;
+//   await client.restart();                       // disconnect, new process, initialize
+//
+// The Client advertises `clientCapabilities.subagents: {}` and no filesystem or terminal
+// capability. It answers `session/request_permission` by selecting an allow option,
+// unless `holdPermission(request)` says to keep it pending (then `answerHeld` or a
+// `session/cancel` answers it). After a `session/cancel` of S it answers S's pending
+// permission requests, and those of S's announced descendants, `cancelled` (the
+// Subagent Sessions RFD, "Pending permission and elicitation requests"). Any other
+// Agent request gets a JSON-RPC "method not found" error.
+
+import { spawnPeer } from "./peer.mjs";
+
+export const CLIENT_CAPABILITIES = {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+  subagents: {},
+};
+
+export class AcpClient {
+  constructor({ trace, cmd, args = [], env = {}, cwd, stderr, holdPermission = () => false }) {
+    Object.assign(this, { trace, cmd, args, env, cwd, stderr, holdPermission });
+    this.parents = new Map(); // child session id -> parent session id (announcements)
+    this.held = []; // pending permission requests the Client keeps open
+    this.permissions = []; // every permission request seen
+    this.peer = null;
+    this.initialized = null;
+    this.stderrCount = 0;
+  }
+
+  /** Spawns the adapter and runs `initialize`; resolves with its result. */
+  async connect() {
+    this.stderrCount += 1;
+    const stderr = this.stderr ? `${this.stderr}.${this.stderrCount}` : undefined;
+    this.peer = spawnPeer({
+      cmd: this.cmd,
+      args: this.args,
+      env: this.env,
+      cwd: this.cwd,
+      trace: this.trace,
+      sent: "client",
+      received: "agent",
+      stderr,
+    });
+    this.peer.on((m) => this.#onMessage(m));
+    this.held = [];
+    this.initialized = await this.peer.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: CLIENT_CAPABILITIES,
+      clientInfo: { name: "lineage-lab", version: "1" },
+    });
+    return this.initialized;
+  }
+
+  /** Ends the adapter process; `record`: the trace notes the transport's disconnect (a
+   *  restart). At the end of a scenario nothing is recorded: the capture just ends. */
+  async disconnect({ record = true } = {}) {
+    if (!this.peer) return;
+    await this.peer.stop();
+    if (record) this.trace.transport("disconnected");
+    this.peer = null;
+  }
+
+  /** A restart: disconnect, then a new process on a new connection. */
+  async restart() {
+    await this.disconnect();
+    this.trace.transport("connected");
+    return this.connect();
+  }
+
+  request(method, params, ms = 90_000) {
+    return this.peer.request(method, params, ms);
+  }
+
+  prompt(sessionId, text, ms = 120_000) {
+    return this.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, ms);
+  }
+
+  /** `session/cancel` of `sessionId`, then the RFD's cleanup of its pending permissions. */
+  cancel(sessionId) {
+    this.peer.notify("session/cancel", { sessionId });
+    const affected = (s) => {
+      for (let at = s; at !== undefined; at = this.parents.get(at)) if (at === sessionId) return true;
+      return false;
+    };
+    for (const request of this.held.filter((r) => affected(r.params?.sessionId))) {
+      this.#answer(request, { outcome: { outcome: "cancelled" } });
+    }
+  }
+
+  /** Answers a held permission request by allowing it. */
+  answerHeld(request) {
+    this.#answer(request, { outcome: { outcome: "selected", optionId: allowOption(request) } });
+  }
+
+  waitFor(pred, ms = 60_000, options) {
+    return this.peer.waitFor(pred, ms, options);
+  }
+
+  /** Resolves at the first `subagent_update` announcing a child (optionally of `parent`). */
+  waitForChild(pred = () => true, ms = 60_000) {
+    return this.waitFor((m) => {
+      const u = m.params?.update;
+      return m.method === "session/update" && u?.sessionUpdate === "subagent_update" && pred(u, m.params.sessionId);
+    }, ms);
+  }
+
+  /** Resolves when `child` reports `idle` on its parent's stream. */
+  waitForIdle(child, ms = 60_000, { fresh = true } = {}) {
+    return this.waitFor(
+      (m) => {
+        const u = m.params?.update;
+        return u?.sessionUpdate === "subagent_update" && u.sessionId === child && u.state?.state === "idle";
+      },
+      ms,
+      { fresh },
+    );
+  }
+
+  #answer(request, result) {
+    const i = this.held.indexOf(request);
+    if (i >= 0) this.held.splice(i, 1);
+    this.peer.respond(request.id, result);
+  }
+
+  #onMessage(m) {
+    const u = m.method === "session/update" ? m.params?.update : undefined;
+    if (u?.sessionUpdate === "subagent_update" && typeof u.sessionId === "string") {
+      this.parents.set(u.sessionId, m.params.sessionId);
+    }
+    if (m.method === undefined || m.id === undefined) return;
+    if (m.method === "session/request_permission") {
+      this.permissions.push(m);
+      if (this.holdPermission(m)) this.held.push(m);
+      else this.peer.respond(m.id, { outcome: { outcome: "selected", optionId: allowOption(m) } });
+      return;
+    }
+    this.peer.send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: `method not found: ${m.method}` } });
+  }
+}
+
+function allowOption(request) {
+  const options = request.params?.options ?? [];
+  const pick = options.find((o) => o.kind === "allow_once") ?? options.find((o) => o.kind?.startsWith("allow"));
+  return (pick ?? options[0])?.optionId ?? "allow";
+}
+
+/** A promise that resolves after `ms`. */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A gate the scripted model can await to hold a call open. */
+export function gate() {
+  let open;
+  const promise = new Promise((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
