@@ -83,6 +83,40 @@ export class AcpClient {
     return this.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, ms);
   }
 
+  /** `session/load` of `sessionId`; remembers where its response was (the freshness
+   *  boundary of the Subagent Sessions RFD's "Reconnection and replay"). */
+  async load(sessionId, cwd) {
+    const result = await this.request("session/load", { sessionId, cwd, mcpServers: [] });
+    this.boundary = this.peer.seen.length;
+    return result;
+  }
+
+  /** The last work-state snapshot of `child` the Agent sent after the load response. */
+  freshState(child) {
+    return this.peer.seen
+      .slice(this.boundary ?? 0)
+      .filter((m) => m.params?.update?.sessionUpdate === "subagent_update" && m.params.update.sessionId === child)
+      .filter((m) => m.params.update.state !== undefined)
+      .map((m) => m.params.update.state)
+      .pop();
+  }
+
+  /**
+   * What the RFD expects of each child in `live` (child -> parent) after a reload: the
+   * same parent; controls disabled (no grant came after the response); its state current
+   * only if reported after the response; the replayed `running → idle` is history, so
+   * the one assignment it had stays one transition into idle.
+   */
+  reloaded(live) {
+    const sessions = {};
+    for (const [child, parent] of live) {
+      const state = this.freshState(child);
+      sessions[child] = { parent, effectiveCancel: false, idleTransitions: 1, stateCurrent: state !== undefined };
+      if (state) sessions[child].state = state;
+    }
+    return sessions;
+  }
+
   /** `session/cancel` of `sessionId`, then the RFD's cleanup of its pending permissions. */
   cancel(sessionId) {
     this.peer.notify("session/cancel", { sessionId });

@@ -55,44 +55,270 @@ async function withAdapter(ctx, script, body) {
   try {
     const init = await client.connect();
     const { sessionId } = await client.request("session/new", { cwd: work, mcpServers: [] });
-    const out = await body.run(client, sessionId, { work, model });
-    return { protocolVersion: init.protocolVersion, ...out };
+    return await body.run(client, sessionId, { work, model, init });
   } finally {
+    for (const g of body.gates ?? []) g.open();
     await client.disconnect({ record: false }).catch(() => {});
+    ctx.trace.write(ctx.log("partial.jsonl"), { format: "acp" }); // for a failed run: lab/out only
     await model.close();
   }
 }
 
-/** The RFD-shaped expectation of every child: its parent, and idle at the end. */
-function children(client, wanted) {
+/** The `[task:X]` marker of a child's own task (its first user message), or null. */
+function taskOf(req) {
+  const first = req.body.messages?.[0];
+  const m = /\[task:(\w+)\]/.exec(JSON.stringify(first?.content ?? ""));
+  return m ? m[1] : null;
+}
+
+/** How many tool results this request carries (what the agent's tools answered so far). */
+function results(req) {
+  let n = 0;
+  for (const m of req.body.messages ?? []) {
+    if (Array.isArray(m.content)) n += m.content.filter((b) => b.type === "tool_result").length;
+  }
+  return n;
+}
+
+/** The model's script: `child(req, task)` for subagent calls, `root(req)` for the root. */
+const script = (root, child) => (req) => (req.child ? child(req, taskOf(req)) : root(req));
+
+/** Every announced child with its parent (the ids the traffic showed) and `wanted` fields. */
+function children(client, wanted = {}) {
   const sessions = {};
-  for (const [child, parent] of client.parents) sessions[child] = { parent, ...(wanted[child] ?? {}) };
+  for (const [child, parent] of client.parents) sessions[child] = { parent, ...(wanted(child) ?? {}) };
   return sessions;
 }
 
-function firstChild(client) {
-  return [...client.parents.keys()];
+/** The child whose announcement carries `title` (the `Agent` call's `description`). */
+async function childTitled(client, title, ms = 60_000) {
+  const m = await client.waitForChild((u) => u.title === title, ms);
+  return m.params.update.sessionId;
 }
+
+const idle = (stopReason) => ({ state: { state: "idle", stopReason }, activity: "idle" });
+
+/** The header every scenario returns: protocol version and the expectation. */
+const header = (init, expect, extra = {}) => ({ header: { protocolVersion: init.protocolVersion, expect, ...extra } });
 
 export const scenarios = [
   {
     name: "01-one-child",
-    title: "One foreground child: the parent delegates with Agent, the child answers, the parent ends its turn",
+    title: "One foreground child: the root delegates with Agent, the child answers, the root ends its turn",
     seed: "Announcing and updating an association; Current work state (running, then idle end_turn)",
     run: (ctx) =>
       withAdapter(
         ctx,
-        async (req) => {
-          if (req.child) return { text: "The child looked: nothing to fix." };
-          if (/nothing to fix/.test(req.text)) return { text: "Done: the child found nothing." };
-          return { calls: [agent("Look around", "Look around the repository and report.")] };
-        },
+        script(
+          (req) => (results(req) ? { text: "Done: the child found nothing." } : { calls: [agent("Look around", "[task:A] Look around and report.")] }),
+          () => ({ text: "A looked: nothing to fix." }),
+        ),
         {
-          run: async (client, root) => {
+          run: async (client, root, { init }) => {
             await client.prompt(root, "Delegate a look around to a subagent.");
             await sleep(500);
-            const ids = firstChild(client);
-            return { header: { expect: { findings: [], sessions: children(client, {}) } }, ids };
+            return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+          },
+        },
+      ),
+  },
+  {
+    name: "02-two-children",
+    title: "Two foreground children in one model response (A and B run at once, each held until both started); the root answers after both",
+    seed: "Announcing and updating an association; Automatic child event delivery (interleaved children)",
+    run: (ctx) => {
+      const both = gate();
+      const started = new Set();
+      return withAdapter(
+        ctx,
+        script(
+          (req) =>
+            results(req) >= 2
+              ? { text: "Both halves are done." }
+              : { calls: [agent("Left half", "[task:A] Do the left half."), agent("Right half", "[task:B] Do the right half.")] },
+          async (req, task) => {
+            started.add(task);
+            if (started.size >= 2) both.open();
+            await Promise.race([both.promise, sleep(20_000)]);
+            return { text: `${task} finished its half.` };
+          },
+        ),
+        {
+          gates: [both],
+          run: async (client, root, { init }) => {
+            await client.prompt(root, "Split the job in two and run both halves at once.");
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+          },
+        },
+      );
+    },
+  },
+  {
+    name: "03-child-permission",
+    title: "Permission from a child: child A runs a write (touch) with Bash; the Client is asked on A's session and allows; A answers, the root answers",
+    seed: "Automatic child event delivery (children may use permission requests); Announcing (announcement before any request bearing the child's id)",
+    run: (ctx) =>
+      withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "The file is there." } : { calls: [agent("Make a file", "[task:A] Create the file made-by-a.")] }),
+          (req) => (results(req) ? { text: "A created the file." } : { calls: [bash("touch made-by-a", "Create a file")] }),
+        ),
+        {
+          run: async (client, root, { init }) => {
+            await client.prompt(root, "Have a subagent create a file.");
+            await sleep(500);
+            const asked = client.permissions.map((p) => p.params.sessionId);
+            return header(
+              init,
+              { findings: [], sessions: children(client, () => idle("end_turn")) },
+              { permissionSessions: asked },
+            );
+          },
+        },
+      ),
+  },
+  {
+    name: "04-child-cancel",
+    title: "Per-child session/cancel: child A is granted capabilities.cancel and held running (its model call is held open); the Client cancels A; A reports idle cancelled; the root goes on and ends its turn",
+    seed: "Cancellation and resource ownership (cancel of a child with capabilities.cancel; confirmation by idle cancelled; the parent is not cancelled)",
+    run: (ctx) => {
+      const hold = gate();
+      return withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "A was stopped; I carry on." } : { calls: [agent("Long job", "[task:A] Work on the long job.")] }),
+          async () => {
+            await Promise.race([hold.promise, sleep(60_000)]);
+            return { text: "A finished (too late)." };
+          },
+        ),
+        {
+          gates: [hold],
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Start a long job in a subagent.");
+            const a = await childTitled(client, "Long job");
+            await client.waitFor((m) => m.params?.update?.sessionId === a && m.params.update.capabilities?.cancel);
+            await sleep(1_000);
+            client.cancel(a);
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            hold.open();
+            const result = await done;
+            await sleep(500);
+            return header(init, {
+              findings: [],
+              sessions: { [root]: { kind: "root" }, ...children(client, () => idle("cancelled")) },
+            }, { rootStopReason: result.stopReason });
+          },
+        },
+      );
+    },
+  },
+  {
+    name: "05-root-cancel",
+    title: "Root cancel: child A is held running; the Client cancels the root session; the prompt ends cancelled and the foreground child reports idle cancelled",
+    seed: "Cancellation and resource ownership (cancelling a parent cascades to its active descendants)",
+    run: (ctx) => {
+      const hold = gate();
+      return withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "unexpected" } : { calls: [agent("Long job", "[task:A] Work on the long job.")] }),
+          async () => {
+            await Promise.race([hold.promise, sleep(60_000)]);
+            return { text: "A finished (too late)." };
+          },
+        ),
+        {
+          gates: [hold],
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Start a long job in a subagent.");
+            const a = await childTitled(client, "Long job");
+            await client.waitFor((m) => m.params?.update?.sessionId === a && m.params.update.state?.state === "running");
+            await sleep(1_000);
+            client.cancel(root);
+            const result = await done;
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            hold.open();
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+          },
+        },
+      );
+    },
+  },
+  {
+    name: "06-cancel-during-permission",
+    title: "Cancel a child while its permission request is pending: child A asks to run a write; the Client keeps the request open, cancels A, and answers the request cancelled; A reports idle cancelled; the root ends its turn",
+    seed: "Pending permission and elicitation requests (the Client answers the cancelled work's pending requests cancelled); Cancellation (idle cancelled confirms)",
+    run: (ctx) =>
+      withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "A was stopped." } : { calls: [agent("Make a file", "[task:A] Create the file made-by-a.")] }),
+          (req) => (results(req) ? { text: "A is done." } : { calls: [bash("touch made-by-a", "Create a file")] }),
+        ),
+        {
+          holdPermission: () => true,
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Have a subagent create a file.");
+            const ask = await client.waitFor((m) => m.method === "session/request_permission", 60_000);
+            const a = ask.params.sessionId;
+            await sleep(500);
+            client.cancel(a);
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            const result = await done;
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+          },
+        },
+      ),
+  },
+  {
+    name: "07-load-after-restart",
+    title: "session/load after a restart: one child runs to idle; the Client disconnects, starts a new adapter process, initializes and loads the root; the replay carries the child's association and history before the response",
+    seed: "Reconnection and replay (replayed associations precede child traffic; snapshots before the response are historical; controls start disabled)",
+    run: (ctx) =>
+      withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "Done: the child found nothing." } : { calls: [agent("Look around", "[task:A] Look around and report.")] }),
+          () => ({ text: "A looked: nothing to fix." }),
+        ),
+        {
+          run: async (client, root, { init, work }) => {
+            await client.prompt(root, "Delegate a look around to a subagent.");
+            await sleep(500);
+            const live = new Map(client.parents);
+            const again = await client.restart();
+            await client.load(root, work);
+            await sleep(1_000);
+            const sessions = client.reloaded(live);
+            return header(again, { findings: [], connection: "connected", sessions });
+          },
+        },
+      ),
+  },
+  {
+    name: "08-nested-child",
+    title: "Nested child: child A is asked to delegate to its own child B with Agent",
+    seed: "Announcing and updating an association (nesting: the child's id as the outer sessionId)",
+    run: (ctx) =>
+      withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "The chain is done." } : { calls: [agent("Coordinator", "[task:A] Delegate to a helper.")] }),
+          (req, task) => {
+            if (task === "B") return { text: "B finished." };
+            return results(req) ? { text: "A finished after B." } : { calls: [agent("Helper", "[task:B] Help A.")] };
+          },
+        ),
+        {
+          run: async (client, root, { init }) => {
+            await client.prompt(root, "Delegate a job that itself needs a helper.");
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
           },
         },
       ),

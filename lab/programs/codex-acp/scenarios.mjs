@@ -13,7 +13,7 @@ export const program = { name: "codex-acp", package: "@agentclientprotocol/codex
 
 const V1 = "multi_agent_v1";
 const spawn = (task, text) => ({ name: "spawn_agent", namespace: V1, input: { message: `[task:${task}] ${text}` } });
-const wait = (targets) => ({ name: "wait_agent", namespace: V1, input: { targets, timeout_ms: 120_000 } });
+const wait = (targets, timeout_ms = 120_000) => ({ name: "wait_agent", namespace: V1, input: { targets, timeout_ms } });
 const escalated = {
   name: "exec_command",
   input: { cmd: "echo approved", sandbox_permissions: "require_escalated", justification: "needs to run outside the sandbox" },
@@ -43,15 +43,17 @@ function spawnedIds(req) {
   return ids;
 }
 
-/** A root that spawns each task in turn and waits for it, then answers. */
-function sequentialRoot(tasks) {
+/** A root that spawns each task in turn and waits for it (at most `waitMs`), then answers.
+ *  Codex's wait_agent does not return when a child's turn is interrupted (it waits for the
+ *  child's final status): the cancel scenarios wait 10 s and carry on after the timeout. */
+function sequentialRoot(tasks, waitMs = 120_000) {
   return (req) => {
     const done = outputs(req).length;
     const step = Math.floor(done / 2);
     if (step >= tasks.length) return { text: "all delegated work is done" };
     if (done % 2 === 0) return { calls: [spawn(tasks[step], `part ${step + 1} of the job`)] };
     const ids = spawnedIds(req);
-    return { calls: [wait([ids[ids.length - 1]])] };
+    return { calls: [wait([ids[ids.length - 1]], waitMs)] };
   };
 }
 
@@ -102,20 +104,40 @@ async function withAdapter(ctx, script, body, options = {}) {
   try {
     const init = await client.connect();
     const { sessionId } = await client.request("session/new", { cwd: work, mcpServers: [] });
-    const out = await body.run(client, sessionId, { work, model, lab });
-    return { protocolVersion: init.protocolVersion, ...out };
+    return await body.run(client, sessionId, { work, model, lab, init });
   } finally {
-    for (const g of lab.gates) g.open();
+    for (const g of [...lab.gates, ...(body.gates ?? [])]) g.open();
     await client.disconnect({ record: false }).catch(() => {});
+    ctx.trace.write(ctx.log("partial.jsonl"), { format: "acp" }); // for a failed run: lab/out only
     await model.close();
   }
 }
 
-function children(client, wanted = {}) {
+/** Every announced child with its parent (the ids the traffic showed) and `wanted` fields. */
+function children(client, wanted = () => ({})) {
   const sessions = {};
-  for (const [child, parent] of client.parents) sessions[child] = { parent, ...(wanted[child] ?? {}) };
+  for (const [child, parent] of client.parents) sessions[child] = { parent, ...wanted(child) };
   return sessions;
 }
+
+const idle = (stopReason) => ({ state: { state: "idle", stopReason }, activity: "idle" });
+const header = (init, expect, extra = {}) => ({ header: { protocolVersion: init.protocolVersion, expect, ...extra } });
+
+/** The child announced with `[task:X]` in its description (codex-acp: the spawn prompt). */
+async function childOf(client, task, ms = 60_000) {
+  const m = await client.waitForChild((u) => typeof u.description === "string" && u.description.includes(`[task:${task}]`), ms);
+  return m.params.update.sessionId;
+}
+
+/** A held child: its model call waits on `hold` (at most `ms`). */
+const held = (hold, text, ms = 60_000) => async () => {
+  await Promise.race([hold.promise, sleep(ms)]);
+  return { text };
+};
+
+/** Resolves when `child`'s current `cancel` grant is an object. */
+const granted = (client, child) =>
+  client.waitFor((m) => m.params?.update?.sessionUpdate === "subagent_update" && m.params.update.sessionId === child && m.params.update.capabilities?.cancel);
 
 export const scenarios = [
   {
@@ -125,12 +147,181 @@ export const scenarios = [
     run: (ctx) => {
       const root = sequentialRoot(["A"]);
       return withAdapter(ctx, (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req)), {
-        run: async (client, r) => {
+        run: async (client, r, { init }) => {
           await client.prompt(r, "Delegate one job to a helper.");
           await sleep(500);
-          return { header: { expect: { findings: [], sessions: children(client) } } };
+          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
         },
       });
+    },
+  },
+  {
+    name: "02-two-children",
+    title: "Two children at once: the root spawns A and B in one model response (each held until both started), waits for both, then answers",
+    seed: "Announcing and updating an association; Automatic child event delivery (interleaved children)",
+    run: (ctx) => {
+      const both = gate();
+      const started = new Set();
+      const script = async (req, task) => {
+        if (req.child) {
+          started.add(task);
+          if (started.size >= 2) both.open();
+          await Promise.race([both.promise, sleep(20_000)]);
+          return { text: `${task} finished its half` };
+        }
+        const outs = outputs(req).length;
+        if (outs === 0) return { calls: [spawn("A", "left half"), spawn("B", "right half")] };
+        if (outs === 2) return { calls: [wait(spawnedIds(req))] };
+        return { text: "both halves are done" };
+      };
+      return withAdapter(ctx, script, {
+        gates: [both],
+        run: async (client, r, { init }) => {
+          await client.prompt(r, "Split the job in two and run both halves at once.");
+          await sleep(500);
+          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+        },
+      });
+    },
+  },
+  {
+    name: "03-nested-child",
+    title: "Nested child ([agents] max_depth = 2): the root spawns A, A spawns its own child B and waits for it; B answers, then A, then the root",
+    seed: "Announcing and updating an association (nesting: the child's id as the outer sessionId, parent before child)",
+    run: (ctx) => {
+      const root = sequentialRoot(["A"]);
+      const childA = sequentialRoot(["B"]);
+      const script = (req, task) => (!req.child ? root(req) : task === "A" ? childA(req) : { text: "B finished" });
+      return withAdapter(
+        ctx,
+        script,
+        {
+          run: async (client, r, { init }) => {
+            await client.prompt(r, "Delegate a job that itself needs a helper.");
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+          },
+        },
+        { maxDepth: 2 },
+      );
+    },
+  },
+  {
+    name: "04-child-permission",
+    title: "Permission from a child (INITIAL_AGENT_MODE=workspace-write): child A runs exec_command with require_escalated; the Client is asked on A's session and allows; A answers, the root answers",
+    seed: "Automatic child event delivery (children may use permission requests); Announcing (announcement before any request bearing the child's id)",
+    run: (ctx) => {
+      const root = sequentialRoot(["A"]);
+      const script = (req) => (!req.child ? root(req) : outputs(req).length ? { text: "A ran the command" } : { calls: [escalated] });
+      return withAdapter(
+        ctx,
+        script,
+        {
+          run: async (client, r, { init }) => {
+            await client.prompt(r, "Have a helper run a command outside the sandbox.");
+            await sleep(500);
+            const asked = client.permissions.map((p) => p.params.sessionId);
+            return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) }, { permissionSessions: asked });
+          },
+        },
+        { mode: "workspace-write" },
+      );
+    },
+  },
+  {
+    name: "05-child-cancel",
+    title: "Per-child session/cancel: child A is held running until codex-acp grants it capabilities.cancel; the Client cancels A; A reports idle cancelled; the root's wait_agent times out (Codex waits for a final status, not for an interrupted turn) and the root answers",
+    seed: "Cancellation and resource ownership (cancel of a child with capabilities.cancel; confirmation by idle cancelled; the parent is not cancelled)",
+    run: (ctx) => {
+      const hold = gate();
+      const root = sequentialRoot(["A"], 10_000);
+      return withAdapter(ctx, (req) => (req.child ? held(hold, "A finished (too late)")() : root(req)), {
+        gates: [hold],
+        run: async (client, r, { init }) => {
+          const done = client.prompt(r, "Start a long job in a helper.");
+          const a = await childOf(client, "A");
+          await granted(client, a);
+          await sleep(1_000);
+          client.cancel(a);
+          await client.waitForIdle(a, 30_000, { fresh: false });
+          const result = await done;
+          hold.open();
+          await sleep(500);
+          return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+        },
+      });
+    },
+  },
+  {
+    name: "06-root-cancel",
+    title: "Root cancel: child A is held running; the Client cancels the root session; the prompt ends cancelled and A reports idle cancelled",
+    seed: "Cancellation and resource ownership (cancelling a parent cascades to its active descendants)",
+    run: (ctx) => {
+      const hold = gate();
+      const root = sequentialRoot(["A"]);
+      return withAdapter(ctx, (req) => (req.child ? held(hold, "A finished (too late)")() : root(req)), {
+        gates: [hold],
+        run: async (client, r, { init }) => {
+          const done = client.prompt(r, "Start a long job in a helper.");
+          const a = await childOf(client, "A");
+          await granted(client, a);
+          await sleep(1_000);
+          client.cancel(r);
+          const result = await done;
+          await client.waitForIdle(a, 30_000, { fresh: false });
+          hold.open();
+          await sleep(500);
+          return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+        },
+      });
+    },
+  },
+  {
+    name: "07-load-after-restart",
+    title: "session/load after a restart: one child runs to idle; the Client disconnects, starts a new adapter process, initializes and loads the root; the replay carries the child's association before the response",
+    seed: "Reconnection and replay (replayed associations precede child traffic; snapshots before the response are historical; controls start disabled)",
+    run: (ctx) => {
+      const root = sequentialRoot(["A"]);
+      return withAdapter(ctx, (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req)), {
+        run: async (client, r, { work }) => {
+          await client.prompt(r, "Delegate one job to a helper.");
+          await sleep(500);
+          const live = new Map(client.parents);
+          const again = await client.restart();
+          await client.load(r, work);
+          await sleep(1_000);
+          const sessions = client.reloaded(live);
+          return header(again, { findings: [], connection: "connected", sessions });
+        },
+      });
+    },
+  },
+  {
+    name: "08-cancel-during-permission",
+    title: "Cancel a child while its permission request is pending (workspace-write): child A asks to run an escalated command; the Client keeps the request open, cancels A and answers the request cancelled; A reports idle cancelled; the root answers",
+    seed: "Pending permission and elicitation requests (the Client answers the cancelled work's pending requests cancelled); Cancellation (idle cancelled confirms)",
+    run: (ctx) => {
+      const root = sequentialRoot(["A"], 10_000);
+      const script = (req) => (!req.child ? root(req) : outputs(req).length ? { text: "A is done" } : { calls: [escalated] });
+      return withAdapter(
+        ctx,
+        script,
+        {
+          holdPermission: () => true,
+          run: async (client, r, { init }) => {
+            const done = client.prompt(r, "Have a helper run a command outside the sandbox.");
+            const ask = await client.waitFor((m) => m.method === "session/request_permission", 60_000);
+            const a = ask.params.sessionId;
+            await sleep(500);
+            client.cancel(a);
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            const result = await done;
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+          },
+        },
+        { mode: "workspace-write" },
+      );
     },
   },
 ];

@@ -351,7 +351,9 @@ impl View {
             self.tour.mark(Set::Stamped, id, true);
         }
         let changed = s.state != snapshot;
+        // Replayed history is not new work: only a current report counts a transition.
         if changed
+            && current
             && snapshot
                 .as_ref()
                 .and_then(|v| v.get("state"))

@@ -234,6 +234,32 @@ fn mirrored_state_is_one_idempotent_state() {
 }
 
 #[test]
+fn replayed_idle_never_counts_as_a_new_transition() {
+    // As claude-agent-acp 0.101 replays a child on `session/load` after a restart: its
+    // recorded `running → idle`, then the same idle as the current snapshot.
+    let running = json!({"state":"running"});
+    let idle = json!({"state":"idle","stopReason":"end_turn"});
+    let v = check(&[
+        client("session/prompt", Some(2), json!({"sessionId":"R"})),
+        sub("R", "A", json!({"capabilities":{"cancel":{}},"state":running})),
+        sub("R", "A", json!({"state":idle})),
+        agent_result(2, json!({"stopReason":"end_turn"})),
+        r#"{"from":"transport","event":"disconnected"}"#.to_owned(),
+        r#"{"from":"transport","event":"connected"}"#.to_owned(),
+        PRELUDE[0].to_owned(),
+        PRELUDE[1].to_owned(),
+        client("session/load", Some(1), json!({"sessionId":"R"})),
+        sub("R", "A", json!({"state":running})),
+        sub("R", "A", json!({"state":idle})),
+        agent_result(1, json!({})),
+        sub("R", "A", json!({"state":idle})),
+    ]);
+    let a = v.session("A").unwrap();
+    assert_eq!(a.state, Some(idle));
+    assert_eq!(a.idle_transitions, 1, "one assignment, one transition into idle");
+}
+
+#[test]
 fn disconnect_shows_no_current_state_and_no_grant() {
     let v = check(&[
         sub(
