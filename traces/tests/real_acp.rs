@@ -149,6 +149,7 @@ mod claude_agent_acp {
         cancel_during_permission => "06-cancel-during-permission.jsonl",
         load_after_restart => "07-load-after-restart.jsonl",
         nested_child => "08-nested-child.jsonl",
+        child_fails => "09-child-fails.jsonl",
     }
 }
 
@@ -163,6 +164,7 @@ mod codex_acp {
         root_cancel => "06-root-cancel.jsonl",
         load_after_restart => "07-load-after-restart.jsonl",
         cancel_during_permission => "08-cancel-during-permission.jsonl",
+        child_fails => "09-child-fails.jsonl",
     }
 }
 
@@ -181,6 +183,7 @@ fn every_recording_has_a_named_test() {
                 "06-cancel-during-permission.jsonl",
                 "07-load-after-restart.jsonl",
                 "08-nested-child.jsonl",
+                "09-child-fails.jsonl",
             ],
         ),
         (
@@ -194,6 +197,7 @@ fn every_recording_has_a_named_test() {
                 "06-root-cancel.jsonl",
                 "07-load-after-restart.jsonl",
                 "08-cancel-during-permission.jsonl",
+                "09-child-fails.jsonl",
             ],
         ),
     ];

@@ -323,4 +323,30 @@ export const scenarios = [
         },
       ),
   },
+  {
+    name: "09-child-fails",
+    title: "A child fails: child A's model call fails (an API error event); A reports idle with stopReason error and an error object (defined from the 2026-10-01 revision), the root answers",
+    seed: "Current work state (a failure that ends a child's foreground work: idle, the association stays); Cancellation (completing or failing one operation does not close the session or fail its parent)",
+    run: (ctx) =>
+      withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "The child failed; I report it." } : { calls: [agent("Fragile job", "[task:A] Try the fragile job.")] }),
+          () => ({ fail: "overloaded (scripted)" }),
+        ),
+        {
+          run: async (client, root, { init }) => {
+            const result = await client.prompt(root, "Delegate a job that will fail.");
+            await sleep(500);
+            const stop = (child) => {
+              const m = client.peer.seen.filter((x) => x.params?.update?.sessionId === child && x.params.update.state).pop();
+              return { parent: client.parents.get(child), activity: "idle", state: m?.params.update.state };
+            };
+            const sessions = {};
+            for (const child of client.parents.keys()) sessions[child] = stop(child);
+            return header(init, { findings: [], sessions }, { rootStopReason: result.stopReason });
+          },
+        },
+      ),
+  },
 ];
