@@ -360,6 +360,19 @@ fn costs_are_the_latest_cumulative_value_per_session() {
 }
 
 #[test]
+fn reported_numbers_are_kept_exactly_as_sent() {
+    // claude-agent-acp reports costs such as this one, one ulp from the nearest short
+    // decimal; the view must give the same number back, not 0.001815.
+    let line = r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":0.0018150000000000002,"currency":"USD"}}}}}"#;
+    let v = check(&[line.to_owned()]);
+    let usage = v.session("R").unwrap().usage.clone().unwrap();
+    assert_eq!(
+        serde_json::to_string(&usage["cost"]["amount"]).unwrap(),
+        "0.0018150000000000002"
+    );
+}
+
+#[test]
 fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
     let v = check(&[
         sub("R", "A", json!({"capabilities":{"cancel":{}}})),
