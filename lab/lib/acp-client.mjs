@@ -117,6 +117,36 @@ export class AcpClient {
     return sessions;
   }
 
+  /**
+   * Live child work (a tool call, a message or thought chunk, a plan on the child's own
+   * stream) sent while the child had no reported work state on this connection: the RFD
+   * says "When the v1 Agent observes child foreground work starting, resuming, or
+   * stopping, it MUST report the corresponding running or idle state." Replay windows
+   * (a `session/load` request to its response) are skipped. Returns trace lines (the
+   * header is line 1).
+   */
+  workBeforeState() {
+    const WORK = ["tool_call", "tool_call_update", "agent_message_chunk", "agent_thought_chunk", "plan"];
+    const state = new Map();
+    const seen = [];
+    let loading = null;
+    this.trace.records.forEach((r, i) => {
+      if (r.from === "transport") state.clear();
+      const m = r.message;
+      if (!m) return;
+      if (r.from === "client" && m.method === "session/load") loading = m.id;
+      if (r.from === "agent" && m.method === undefined && m.id === loading) loading = null;
+      const u = m.method === "session/update" ? m.params?.update : undefined;
+      if (!u || r.from !== "agent" || loading !== null) return;
+      if (u.sessionUpdate === "subagent_update" && u.state !== undefined) state.set(u.sessionId, u.state);
+      const child = m.params.sessionId;
+      if (WORK.includes(u.sessionUpdate) && this.parents.has(child) && !state.get(child)) {
+        seen.push({ line: i + 2, child, update: u.sessionUpdate });
+      }
+    });
+    return seen;
+  }
+
   /** `session/cancel` of `sessionId`, then the RFD's cleanup of its pending permissions. */
   cancel(sessionId) {
     this.peer.notify("session/cancel", { sessionId });

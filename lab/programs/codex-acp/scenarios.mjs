@@ -104,7 +104,17 @@ async function withAdapter(ctx, script, body, options = {}) {
   try {
     const init = await client.connect();
     const { sessionId } = await client.request("session/new", { cwd: work, mcpServers: [] });
-    return await body.run(client, sessionId, { work, model, lab, init });
+    const out = await body.run(client, sessionId, { work, model, lab, init });
+    const early = client.workBeforeState();
+    if (early.length) {
+      // Not a finding of lineage's checker (a child may have background activity); what
+      // the traffic showed, for the reader: see ARCHITECTURE.md, "Real ACP adapters".
+      out.header.observed = {
+        workBeforeState: early,
+        rfd: "When the v1 Agent observes child foreground work starting, resuming, or stopping, it MUST report the corresponding running or idle state.",
+      };
+    }
+    return out;
   } finally {
     for (const g of [...lab.gates, ...(body.gates ?? [])]) g.open();
     await client.disconnect({ record: false }).catch(() => {});
