@@ -141,7 +141,8 @@ export class AcpClient {
       if (u.sessionUpdate === "subagent_update" && u.state !== undefined) state.set(u.sessionId, u.state);
       const child = m.params.sessionId;
       if (WORK.includes(u.sessionUpdate) && this.parents.has(child) && !state.get(child)) {
-        seen.push({ line: i + 2, child, update: u.sessionUpdate });
+        const text = typeof u.content?.text === "string" ? { text: u.content.text.slice(0, 80) } : {};
+        seen.push({ line: i + 2, child, update: u.sessionUpdate, ...text });
       }
     });
     return seen;

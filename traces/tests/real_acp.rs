@@ -202,7 +202,9 @@ fn every_recording_has_a_named_test() {
         ),
     ];
     for (program, files) in named {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("real").join(program);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("real")
+            .join(program);
         let mut found: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -94,9 +94,9 @@ function results(req) {
 const script = (root, child) => (req) => (req.child ? child(req, taskOf(req)) : root(req));
 
 /** Every announced child with its parent (the ids the traffic showed) and `wanted` fields. */
-function children(client, wanted = {}) {
+function children(client, wanted = () => ({})) {
   const sessions = {};
-  for (const [child, parent] of client.parents) sessions[child] = { parent, ...(wanted(child) ?? {}) };
+  for (const [child, parent] of client.parents) sessions[child] = { parent, ...wanted(child) };
   return sessions;
 }
 

@@ -241,7 +241,11 @@ fn replayed_idle_never_counts_as_a_new_transition() {
     let idle = json!({"state":"idle","stopReason":"end_turn"});
     let v = check(&[
         client("session/prompt", Some(2), json!({"sessionId":"R"})),
-        sub("R", "A", json!({"capabilities":{"cancel":{}},"state":running})),
+        sub(
+            "R",
+            "A",
+            json!({"capabilities":{"cancel":{}},"state":running}),
+        ),
         sub("R", "A", json!({"state":idle})),
         agent_result(2, json!({"stopReason":"end_turn"})),
         r#"{"from":"transport","event":"disconnected"}"#.to_owned(),
@@ -256,7 +260,10 @@ fn replayed_idle_never_counts_as_a_new_transition() {
     ]);
     let a = v.session("A").unwrap();
     assert_eq!(a.state, Some(idle));
-    assert_eq!(a.idle_transitions, 1, "one assignment, one transition into idle");
+    assert_eq!(
+        a.idle_transitions, 1,
+        "one assignment, one transition into idle"
+    );
 }
 
 #[test]
