@@ -214,3 +214,41 @@ fn every_recording_has_a_named_test() {
         assert_eq!(found, files, "{program}: recordings and named tests differ");
     }
 }
+
+/// Every `session/update` the adapters sent deserializes with the official
+/// `agent-client-protocol-schema` 1.20.0 (the stabilized shapes: the `error` stop reason,
+/// `cwd`, `senderMessageId` / `recipientMessageId`), so the later-revision shapes the
+/// checker accepts are the ecosystem's, not inventions of the adapters.
+#[test]
+fn adapter_session_updates_deserialize_with_the_official_schema() {
+    use agent_client_protocol_schema as acp;
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for program in ["claude-agent-acp", "codex-acp"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("real")
+            .join(program);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate().skip(1) {
+                let record: Value = serde_json::from_str(line).unwrap();
+                if record["message"]["method"] != "session/update" {
+                    continue;
+                }
+                let params = record["message"]["params"].clone();
+                checked += 1;
+                if let Err(e) = serde_json::from_value::<acp::v1::SessionNotification>(params) {
+                    failures.push(format!("{}:{}: {e}", path.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} updates checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
