@@ -150,6 +150,7 @@ mod claude_agent_acp {
         load_after_restart => "07-load-after-restart.jsonl",
         nested_child => "08-nested-child.jsonl",
         child_fails => "09-child-fails.jsonl",
+        follow_up_same_child => "10-follow-up-same-child.jsonl",
     }
 }
 
@@ -165,6 +166,7 @@ mod codex_acp {
         load_after_restart => "07-load-after-restart.jsonl",
         cancel_during_permission => "08-cancel-during-permission.jsonl",
         child_fails => "09-child-fails.jsonl",
+        follow_up_same_child => "10-follow-up-same-child.jsonl",
     }
 }
 
@@ -184,6 +186,7 @@ fn every_recording_has_a_named_test() {
                 "07-load-after-restart.jsonl",
                 "08-nested-child.jsonl",
                 "09-child-fails.jsonl",
+                "10-follow-up-same-child.jsonl",
             ],
         ),
         (
@@ -198,6 +201,7 @@ fn every_recording_has_a_named_test() {
                 "07-load-after-restart.jsonl",
                 "08-cancel-during-permission.jsonl",
                 "09-child-fails.jsonl",
+                "10-follow-up-same-child.jsonl",
             ],
         ),
     ];

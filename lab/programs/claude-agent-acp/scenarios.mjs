@@ -359,4 +359,40 @@ export const scenarios = [
         },
       ),
   },
+  {
+    name: "10-follow-up-same-child",
+    title: "Two assignments to the same child: the root delegates to A with Agent, then sends A a follow-up with SendMessage (to: A's agent id), then answers",
+    seed: "Validation scenarios #1 (send two assignments to the same child conversation: keep its ACP session ID, use distinct message IDs, and allow running → idle → running); Current work state",
+    run: (ctx) => {
+      const known = {};
+      let answers = 0;
+      return withAdapter(
+        ctx,
+        script(
+          (req) => {
+            const n = results(req);
+            if (n === 0) return { calls: [agent("Two parts", "[task:A] Do the first part.")] };
+            if (n === 1) return { calls: [{ name: "SendMessage", input: { to: known.a, message: "[task:A] Now do the second part.", summary: "second part" } }] };
+            return { text: "Both parts are done." };
+          },
+          () => {
+            answers += 1;
+            return { text: `A answer ${answers}.` };
+          },
+        ),
+        {
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Give a subagent two parts of a job, one after the other.");
+            known.a = await childTitled(client, "Two parts");
+            await done;
+            await sleep(2_000);
+            return header(init, {
+              findings: [],
+              sessions: children(client, () => ({ ...idle("end_turn"), idleTransitions: 2 })),
+            });
+          },
+        },
+      );
+    },
+  },
 ];

@@ -355,4 +355,34 @@ export const scenarios = [
       });
     },
   },
+  {
+    name: "10-follow-up-same-child",
+    title: "Two assignments to the same child: the root spawns A and waits, then sends A a follow-up (send_input) and waits again, then answers",
+    seed: "Validation scenarios #1 (send two assignments to the same child conversation: keep its ACP session ID and allow running → idle → running); Current work state",
+    run: (ctx) => {
+      let answers = 0;
+      const script = (req) => {
+        if (req.child) {
+          answers += 1;
+          return { text: `A answer ${answers}` };
+        }
+        const outs = outputs(req).length;
+        const [a] = spawnedIds(req);
+        if (outs === 0) return { calls: [spawn("A", "first part")] };
+        if (outs === 1 || outs === 3) return { calls: [wait([a])] };
+        if (outs === 2) return { calls: [{ name: "send_input", namespace: V1, input: { target: a, message: "[task:A] the second part" } }] };
+        return { text: "both parts are done" };
+      };
+      return withAdapter(ctx, script, {
+        run: async (client, r, { init }) => {
+          await client.prompt(r, "Give a helper two parts of a job, one after the other.");
+          await sleep(500);
+          return header(init, {
+            findings: [],
+            sessions: children(client, () => ({ ...idle("end_turn"), idleTransitions: 2 })),
+          });
+        },
+      });
+    },
+  },
 ];
