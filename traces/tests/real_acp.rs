@@ -151,6 +151,7 @@ mod claude_agent_acp {
         nested_child => "08-nested-child.jsonl",
         child_fails => "09-child-fails.jsonl",
         follow_up_same_child => "10-follow-up-same-child.jsonl",
+        background_child_outlives_root_cancel => "11-background-child-root-cancel.jsonl",
     }
 }
 
@@ -187,6 +188,7 @@ fn every_recording_has_a_named_test() {
                 "08-nested-child.jsonl",
                 "09-child-fails.jsonl",
                 "10-follow-up-same-child.jsonl",
+                "11-background-child-root-cancel.jsonl",
             ],
         ),
         (

@@ -395,4 +395,49 @@ export const scenarios = [
       );
     },
   },
+  {
+    name: "11-background-child-root-cancel",
+    title: "Root cancel with a background child: the root launches A with run_in_background true; A is held running; the Client cancels the root; the prompt ends cancelled while A keeps running, then A finishes on its own",
+    seed: "Cancellation and resource ownership: the seed's 'Cancelling a parent likewise cascades to its active descendants' against the 2026-10-05 narrowed cascade (cancel reaches the cancelled session and the descendant work it waits on)",
+    run: (ctx) => {
+      const hold = gate();
+      return withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "A runs in the background." } : { calls: [agent("Background job", "[task:A] Work in the background.", true)] }),
+          async () => {
+            await Promise.race([hold.promise, sleep(60_000)]);
+            return { text: "A finished its background job." };
+          },
+        ),
+        {
+          gates: [hold],
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Start a background job in a subagent.");
+            const a = await childTitled(client, "Background job");
+            await sleep(1_000);
+            client.cancel(root);
+            const result = await done;
+            await sleep(2_000);
+            const before = client.peer.seen.filter((m) => m.params?.update?.sessionId === a && m.params.update.state).pop();
+            hold.open();
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            await sleep(2_000);
+            const last = client.peer.seen.filter((m) => m.params?.update?.sessionId === a && m.params.update.state).pop();
+            const kept = before?.params.update.state.state !== "idle";
+            return header(
+              init,
+              { findings: [], sessions: { [a]: { parent: root, state: last?.params.update.state, activity: "idle" } } },
+              {
+                rootStopReason: result.stopReason,
+                revision: kept
+                  ? "2026-10-05: the background child kept running after the root's cancel and ended on its own; the seed's cascade would have stopped it (a checker option for the revision is the ACP checker fidelity issue's)"
+                  : "the root's cancel stopped the background child too (the seed's cascade)",
+              },
+            );
+          },
+        },
+      );
+    },
+  },
 ];
