@@ -123,10 +123,18 @@ async function withAdapter(ctx, script, body, options = {}) {
   }
 }
 
-/** Every announced child with its parent (the ids the traffic showed) and `wanted` fields. */
+/** Every announced child with its parent (the ids the traffic showed), the last `cwd` its
+ *  association reported (a patch of the final revision, shown as sent), and `wanted`. */
 function children(client, wanted = () => ({})) {
   const sessions = {};
-  for (const [child, parent] of client.parents) sessions[child] = { parent, ...wanted(child) };
+  for (const [child, parent] of client.parents) {
+    const cwd = client.peer.seen
+      .filter((m) => m.params?.update?.sessionUpdate === "subagent_update" && m.params.update.sessionId === child)
+      .filter((m) => m.params.update.cwd !== undefined)
+      .map((m) => m.params.update.cwd)
+      .pop();
+    sessions[child] = { parent, ...(cwd === undefined ? {} : { cwd }), ...wanted(child) };
+  }
   return sessions;
 }
 

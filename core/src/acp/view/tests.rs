@@ -234,6 +234,21 @@ fn mirrored_state_is_one_idempotent_state() {
 }
 
 #[test]
+fn association_cwd_is_kept_as_a_nullable_patch() {
+    // codex-acp 2.6 sends the final revision's `cwd` in its own `subagent_update`.
+    let v = check(&[
+        sub("R", "A", json!({"description":"task"})),
+        sub("R", "A", json!({"cwd":"/w"})),
+        sub("R", "A", json!({"state":{"state":"running"}})),
+    ]);
+    let a = v.session("A").unwrap();
+    assert_eq!(a.cwd.as_deref(), Some("/w"), "omitted keeps it");
+    assert_eq!(a.description.as_deref(), Some("task"));
+    let cleared = v.apply(8, &sub("R", "A", json!({"cwd":null})));
+    assert_eq!(cleared.session("A").unwrap().cwd, None, "null clears it");
+}
+
+#[test]
 fn replayed_idle_never_counts_as_a_new_transition() {
     // As claude-agent-acp 0.101 replays a child on `session/load` after a restart: its
     // recorded `running → idle`, then the same idle as the current snapshot.
