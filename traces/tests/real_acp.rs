@@ -152,6 +152,7 @@ mod claude_agent_acp {
         child_fails => "09-child-fails.jsonl",
         follow_up_same_child => "10-follow-up-same-child.jsonl",
         background_child_outlives_root_cancel => "11-background-child-root-cancel.jsonl",
+        nested_cancel => "12-nested-cancel.jsonl",
     }
 }
 
@@ -168,6 +169,7 @@ mod codex_acp {
         cancel_during_permission => "08-cancel-during-permission.jsonl",
         child_fails => "09-child-fails.jsonl",
         follow_up_same_child => "10-follow-up-same-child.jsonl",
+        nested_cancel => "11-nested-cancel.jsonl",
     }
 }
 
@@ -189,6 +191,7 @@ fn every_recording_has_a_named_test() {
                 "09-child-fails.jsonl",
                 "10-follow-up-same-child.jsonl",
                 "11-background-child-root-cancel.jsonl",
+                "12-nested-cancel.jsonl",
             ],
         ),
         (
@@ -204,6 +207,7 @@ fn every_recording_has_a_named_test() {
                 "08-cancel-during-permission.jsonl",
                 "09-child-fails.jsonl",
                 "10-follow-up-same-child.jsonl",
+                "11-nested-cancel.jsonl",
             ],
         ),
     ];

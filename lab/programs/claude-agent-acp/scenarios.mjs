@@ -440,4 +440,41 @@ export const scenarios = [
       );
     },
   },
+  {
+    name: "12-nested-cancel",
+    title: "Cancel a child with a nested child: A delegates to its own foreground child B, which is held running; the Client cancels A (granted); A and the foreground child it waits on (B) report idle cancelled; the root goes on and ends its turn",
+    seed: "Cancellation and resource ownership (cancel of a child cancels current work in that child and its active descendants, not its parent); Validation scenarios #8",
+    run: (ctx) => {
+      const hold = gate();
+      return withAdapter(
+        ctx,
+        script(
+          (req) => (results(req) ? { text: "A was stopped; I carry on." } : { calls: [agent("Coordinator", "[task:A] Delegate to a helper.")] }),
+          async (req, task) => {
+            if (task === "B") {
+              await Promise.race([hold.promise, sleep(60_000)]);
+              return { text: "B finished (too late)." };
+            }
+            return results(req) ? { text: "A finished after B." } : { calls: [agent("Helper", "[task:B] Help A.")] };
+          },
+        ),
+        {
+          gates: [hold],
+          run: async (client, root, { init }) => {
+            const done = client.prompt(root, "Delegate a job that itself needs a helper.");
+            const a = await childTitled(client, "Coordinator");
+            const b = await childTitled(client, "Helper");
+            await sleep(1_000);
+            client.cancel(a);
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            await client.waitForIdle(b, 30_000, { fresh: false });
+            hold.open();
+            const result = await done;
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+          },
+        },
+      );
+    },
+  },
 ];

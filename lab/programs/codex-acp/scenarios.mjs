@@ -393,4 +393,38 @@ export const scenarios = [
       });
     },
   },
+  {
+    name: "11-nested-cancel",
+    title: "Cancel a child with a nested child ([agents] max_depth = 2): the root spawns A, A spawns B and waits; B is held running; the Client cancels A (granted); A and the descendant work it waits on (B) report idle cancelled; the root's wait times out and the root answers",
+    seed: "Cancellation and resource ownership (cancel of a child cancels current work in that child and its active descendants, not its parent); Validation scenarios #8",
+    run: (ctx) => {
+      const hold = gate();
+      const root = sequentialRoot(["A"], 10_000);
+      const childA = sequentialRoot(["B"], 10_000);
+      const script = (req, task) => (!req.child ? root(req) : task === "A" ? childA(req) : held(hold, "B finished (too late)")());
+      return withAdapter(
+        ctx,
+        script,
+        {
+          gates: [hold],
+          run: async (client, r, { init }) => {
+            const done = client.prompt(r, "Delegate a job that itself needs a helper.");
+            const a = await childOf(client, "A");
+            const b = await childOf(client, "B");
+            await granted(client, a);
+            await client.waitFor((m) => m.params?.update?.sessionId === b && m.params.update.state?.state === "running");
+            await sleep(1_000);
+            client.cancel(a);
+            await client.waitForIdle(a, 30_000, { fresh: false });
+            await client.waitForIdle(b, 30_000, { fresh: false });
+            const result = await done;
+            hold.open();
+            await sleep(500);
+            return header(init, { findings: [], sessions: children(client, () => idle("cancelled")) }, { rootStopReason: result.stopReason });
+          },
+        },
+        { maxDepth: 2 },
+      );
+    },
+  },
 ];
