@@ -90,6 +90,13 @@ export async function startModel(script, { model = "claude-sonnet-4-5" } = {}) {
         response.end(JSON.stringify({ type: "error", error: { type: reply.errorType ?? "invalid_request_error", message: reply.fail ?? "error" } }));
         return;
       }
+      if (api === "messages" && body.stream === false && reply.fail !== undefined) {
+        // Claude Code retries a failed stream without streaming: fail that call too (a
+        // 400 is not retried), or the failure would turn into a success.
+        response.writeHead(400, { "content-type": "application/json" });
+        response.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: reply.fail } }));
+        return;
+      }
       if (api === "messages" && body.stream === false) {
         response.writeHead(200, { "content-type": "application/json" });
         response.end(

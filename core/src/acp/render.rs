@@ -39,6 +39,8 @@ struct SessionJson<'a> {
     parent: Option<&'a str>,
     title: Option<&'a str>,
     description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'a str>,
     conversation_title: Option<&'a str>,
     state: Value,
     state_current: bool,
@@ -277,6 +279,7 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
         parent: s.parent.as_deref(),
         title: s.title.as_deref(),
         description: s.description.as_deref(),
+        cwd: s.cwd.as_deref(),
         conversation_title: s.conversation_title.as_deref(),
         state: s.state.as_ref().map(sorted).unwrap_or(Value::Null),
         state_current: view.state_is_current(&s.id),

@@ -155,6 +155,9 @@ pub struct Session {
     pub title: Option<Arc<str>>,
     /// The parent's description of it.
     pub description: Option<Arc<str>>,
+    /// Its working directory as the association reported it (`cwd`, defined by the final
+    /// revision and sent by codex-acp): a nullable patch, kept as sent; `None` while unset.
+    pub cwd: Option<Arc<str>>,
     /// Its own conversation title (`session_info_update`), never the parent's label.
     pub conversation_title: Option<Arc<str>>,
     /// `capabilities` as last reported (`Some(Null)` after an explicit clear).
@@ -188,6 +191,7 @@ impl Session {
             agent_root: false,
             title: None,
             description: None,
+            cwd: None,
             conversation_title: None,
             capabilities: None,
             state: None,

@@ -299,12 +299,7 @@ impl View {
             self.tour.mark(Set::Stamped, &child, true);
         }
         s.announced_on = Some(conn);
-        if let Some(title) = patch_str(string_patch(update, "title")) {
-            s.title = title;
-        }
-        if let Some(description) = patch_str(string_patch(update, "description")) {
-            s.description = description;
-        }
+        patch_labels(s, update);
         let mut granted = false;
         match object_patch(update, "capabilities") {
             Patch::Omitted | Patch::Invalid(_) => {}
@@ -351,7 +346,9 @@ impl View {
             self.tour.mark(Set::Stamped, id, true);
         }
         let changed = s.state != snapshot;
+        // Replayed history is not new work: only a current report counts a transition.
         if changed
+            && current
             && snapshot
                 .as_ref()
                 .and_then(|v| v.get("state"))
@@ -696,6 +693,20 @@ fn client_caps(params: &Value) -> ClientCaps {
 
 /// A nullable string patch as a change: `None` = unchanged (omitted or invalid),
 /// `Some(None)` = cleared, `Some(Some(s))` = replaced.
+/// The association's display fields, each a nullable patch: `title`, `description`, and
+/// the final revision's `cwd`.
+fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
+    if let Some(title) = patch_str(string_patch(update, "title")) {
+        s.title = title;
+    }
+    if let Some(description) = patch_str(string_patch(update, "description")) {
+        s.description = description;
+    }
+    if let Some(cwd) = patch_str(string_patch(update, "cwd")) {
+        s.cwd = cwd;
+    }
+}
+
 fn patch_str(p: Patch<'_, &str>) -> Option<Option<Arc<str>>> {
     match p {
         Patch::Omitted | Patch::Invalid(_) => None,

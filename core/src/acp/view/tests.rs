@@ -234,6 +234,54 @@ fn mirrored_state_is_one_idempotent_state() {
 }
 
 #[test]
+fn association_cwd_is_kept_as_a_nullable_patch() {
+    // codex-acp 2.6 sends the final revision's `cwd` in its own `subagent_update`.
+    let v = check(&[
+        sub("R", "A", json!({"description":"task"})),
+        sub("R", "A", json!({"cwd":"/w"})),
+        sub("R", "A", json!({"state":{"state":"running"}})),
+    ]);
+    let a = v.session("A").unwrap();
+    assert_eq!(a.cwd.as_deref(), Some("/w"), "omitted keeps it");
+    assert_eq!(a.description.as_deref(), Some("task"));
+    let cleared = v.apply(8, &sub("R", "A", json!({"cwd":null})));
+    assert_eq!(cleared.session("A").unwrap().cwd, None, "null clears it");
+}
+
+#[test]
+fn replayed_idle_never_counts_as_a_new_transition() {
+    // As claude-agent-acp 0.101 replays a child on `session/load` after a restart: its
+    // recorded `running → idle`, then the same idle as the current snapshot.
+    let running = json!({"state":"running"});
+    let idle = json!({"state":"idle","stopReason":"end_turn"});
+    let v = check(&[
+        client("session/prompt", Some(2), json!({"sessionId":"R"})),
+        sub(
+            "R",
+            "A",
+            json!({"capabilities":{"cancel":{}},"state":running}),
+        ),
+        sub("R", "A", json!({"state":idle})),
+        agent_result(2, json!({"stopReason":"end_turn"})),
+        r#"{"from":"transport","event":"disconnected"}"#.to_owned(),
+        r#"{"from":"transport","event":"connected"}"#.to_owned(),
+        PRELUDE[0].to_owned(),
+        PRELUDE[1].to_owned(),
+        client("session/load", Some(1), json!({"sessionId":"R"})),
+        sub("R", "A", json!({"state":running})),
+        sub("R", "A", json!({"state":idle})),
+        agent_result(1, json!({})),
+        sub("R", "A", json!({"state":idle})),
+    ]);
+    let a = v.session("A").unwrap();
+    assert_eq!(a.state, Some(idle));
+    assert_eq!(
+        a.idle_transitions, 1,
+        "one assignment, one transition into idle"
+    );
+}
+
+#[test]
 fn disconnect_shows_no_current_state_and_no_grant() {
     let v = check(&[
         sub(
@@ -331,6 +379,19 @@ fn costs_are_the_latest_cumulative_value_per_session() {
     ]);
     let cost = |s: &str| v.session(s).unwrap().usage.as_ref().unwrap()["cost"]["amount"].as_f64();
     assert_eq!((cost("R"), cost("A")), (Some(1.2), Some(0.3)));
+}
+
+#[test]
+fn reported_numbers_are_kept_exactly_as_sent() {
+    // claude-agent-acp reports costs such as this one, one ulp from the nearest short
+    // decimal; the view must give the same number back, not 0.001815.
+    let line = r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":0.0018150000000000002,"currency":"USD"}}}}}"#;
+    let v = check(&[line.to_owned()]);
+    let usage = v.session("R").unwrap().usage.clone().unwrap();
+    assert_eq!(
+        serde_json::to_string(&usage["cost"]["amount"]).unwrap(),
+        "0.0018150000000000002"
+    );
 }
 
 #[test]
