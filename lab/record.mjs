@@ -11,7 +11,8 @@
 // A scenario module (programs/<program>/scenarios.mjs) exports
 //   program   = { name, package, format }
 //   scenarios = [{ name, title, seed, timeoutMs?, async run(ctx) -> header fields }]
-// and `run` gets ctx = { trace, home (a fresh directory), bin(name), version, log(file) }.
+// and `run` gets ctx = { trace, home (a fresh directory), bin(name), version, log(file),
+// lineage (the lineage binary), out (traces/real) }.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +27,17 @@ const out = path.join(here, "..", "traces", "real");
 function version(pkg) {
   const file = path.join(here, "node_modules", pkg, "package.json");
   return JSON.parse(fs.readFileSync(file, "utf8")).version;
+}
+
+/** The lineage binary scenarios may run (`lineage record`): LINEAGE_BIN, else the most
+ *  recent of the release and debug builds (`lab/record` builds the release one first). */
+function lineageBin() {
+  if (process.env.LINEAGE_BIN) return process.env.LINEAGE_BIN;
+  const builds = ["release", "debug"]
+    .map((p) => path.join(here, "..", "target", p, "lineage"))
+    .filter((f) => fs.existsSync(f))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  return builds[0] ?? "lineage";
 }
 
 function wanted(filters, program, scenario) {
@@ -46,6 +58,8 @@ async function runOne(program, scenario) {
     home,
     version: version(program.package),
     bin: (name) => path.join(here, "node_modules", ".bin", name),
+    lineage: lineageBin(),
+    out,
     log: (file) => path.join(logs, `${scenario.name}.${file}`),
   };
   const limit = scenario.timeoutMs ?? 180_000;

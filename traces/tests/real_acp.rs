@@ -170,7 +170,45 @@ mod codex_acp {
         child_fails => "09-child-fails.jsonl",
         follow_up_same_child => "10-follow-up-same-child.jsonl",
         nested_cancel => "11-nested-cancel.jsonl",
+        one_child_through_lineage_record => "12-one-child-through-lineage-record.jsonl",
     }
+}
+
+/// `lineage record` in front of the real codex-acp (lab scenario 12): the lab checked
+/// that lineage's own trace holds the messages both sides exchanged (the Client's lines
+/// byte for byte); here that trace replays to the same Client view as the Client's
+/// recording of the same run, with no finding.
+#[test]
+fn lineage_records_trace_of_a_real_adapter_replays_like_the_clients() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("real");
+    let theirs =
+        std::fs::read_to_string(root.join("lineage-record/codex-acp-one-child.jsonl")).unwrap();
+    let ours =
+        std::fs::read_to_string(root.join("codex-acp/12-one-child-through-lineage-record.jsonl"))
+            .unwrap();
+    let options = Options {
+        format: None,
+        until_line: None,
+    };
+    let a = replay::replay(&theirs, &options).unwrap();
+    let b = replay::replay(&ours, &options).unwrap();
+    assert!(a.findings.is_empty(), "{:?}", a.findings);
+    assert_eq!(render::json(&a)["sessions"], render::json(&b)["sessions"]);
+    // Every message of the run is in lineage's trace, in order, from the same side.
+    let messages = |text: &str| -> Vec<(String, Value)> {
+        text.lines()
+            .skip(1)
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|r| r.get("message").is_some())
+            .map(|r| {
+                (
+                    r["from"].as_str().unwrap_or("").to_owned(),
+                    r["message"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(messages(&theirs), messages(&ours));
 }
 
 /// Every committed recording has a named test above.
@@ -208,6 +246,7 @@ fn every_recording_has_a_named_test() {
                 "09-child-fails.jsonl",
                 "10-follow-up-same-child.jsonl",
                 "11-nested-cancel.jsonl",
+                "12-one-child-through-lineage-record.jsonl",
             ],
         ),
     ];

@@ -93,9 +93,13 @@ async function withAdapter(ctx, script, body, options = {}) {
   fs.writeFileSync(path.join(codexHome, "config.toml"), config({ url: model.url, ...options }));
   const env = { HOME: ctx.home, CODEX_HOME: codexHome, MOCK_API_KEY: "lab", RUST_LOG: "warn" };
   if (options.mode) env.INITIAL_AGENT_MODE = options.mode;
+  // `options.record`: the adapter runs behind `lineage record`, which writes this file.
+  const agent = ctx.bin("codex-acp");
+  const viaRecord = options.record ? ["record", "--format", "acp", "-o", options.record, "--", agent] : null;
   const client = new AcpClient({
     trace: ctx.trace,
-    cmd: ctx.bin("codex-acp"),
+    cmd: viaRecord ? ctx.lineage : agent,
+    args: viaRecord ?? [],
     env,
     cwd: work,
     stderr: ctx.log("stderr"),
@@ -427,4 +431,48 @@ export const scenarios = [
       );
     },
   },
+  {
+    name: "12-one-child-through-lineage-record",
+    title: "One child, with the adapter run behind `lineage record` (the editor's agent command): the Client's and the adapter's bytes pass unchanged and lineage's own trace holds the same messages",
+    seed: "lineage record: a transparent stdio proxy; Announcing and updating an association",
+    run: async (ctx) => {
+      const recorded = path.join(ctx.out, "lineage-record", "codex-acp-one-child.jsonl");
+      fs.mkdirSync(path.dirname(recorded), { recursive: true });
+      const root = sequentialRoot(["A"]);
+      const script = (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req));
+      const out = await withAdapter(ctx, script, {
+        run: async (client, r, { init }) => {
+          await client.prompt(r, "Delegate one job to a helper.");
+          await sleep(500);
+          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+        },
+      }, { record: recorded });
+      sameMessages(ctx.trace.records, fs.readFileSync(recorded, "utf8"));
+      out.header.lineageRecord = "traces/real/lineage-record/codex-acp-one-child.jsonl: the same messages, the Client's lines byte for byte";
+      return out;
+    },
+  },
 ];
+
+/** Throws unless lineage's trace holds the messages the Client sent and received, in
+ *  order per direction: the Client's lines byte for byte as it wrote them, the agent's
+ *  as the same JSON values. */
+function sameMessages(clientRecords, lineageText) {
+  const lines = lineageText.split("\n").filter((l) => l.trim()).slice(1);
+  const theirs = lines.map((l) => {
+    const start = l.indexOf('"message":') + '"message":'.length;
+    const end = l.lastIndexOf(',"at":');
+    return { from: JSON.parse(l).from, text: l.slice(start, end) };
+  });
+  for (const from of ["client", "agent"]) {
+    const ours = clientRecords.filter((r) => r.from === from && r.message !== undefined);
+    const seen = theirs.filter((r) => r.from === from);
+    if (ours.length !== seen.length) throw new Error(`${from}: ${ours.length} messages, lineage recorded ${seen.length}`);
+    ours.forEach((r, i) => {
+      const same = from === "client"
+        ? JSON.stringify(r.message) === seen[i].text
+        : JSON.stringify(r.message) === JSON.stringify(JSON.parse(seen[i].text));
+      if (!same) throw new Error(`${from} message ${i} differs: ${JSON.stringify(r.message)} vs ${seen[i].text}`);
+    });
+  }
+}
