@@ -2,8 +2,9 @@
 //!
 //! Owns: reading a record's shape (`event` ⇒ canonical; `from` of `cli`/`host` ⇒
 //! claude-sdk, `server` ⇒ codex-app-server, `agent`/`transport` ⇒ acp; `client` ⇒ acp
-//! when its message carries `"jsonrpc"`, codex-app-server otherwise) and holding the
-//! lines read before any record told.
+//! when its message carries `"jsonrpc"`, codex-app-server otherwise; a message without
+//! the envelope by its own shape, see `raw`) and holding the lines read before any
+//! record told.
 //! Never: applies a record or guesses past [`HOLD_LIMIT`] records.
 
 use serde_json::Value;
@@ -21,7 +22,10 @@ pub(super) fn from_line(text: &str) -> Option<Format> {
     if obj.contains_key("event") && !obj.contains_key("from") {
         return Some(Format::Canonical);
     }
-    let from = obj.get("from").and_then(Value::as_str)?;
+    let Some(from) = obj.get("from").and_then(Value::as_str) else {
+        // A message without lineage's envelope, as the program wrote it.
+        return super::raw::format_of(&value);
+    };
     from_record(from, obj.get("message").unwrap_or(&Value::Null))
 }
 

@@ -33,6 +33,7 @@
 //! ```
 
 mod detect;
+mod raw;
 mod reader;
 
 use serde_json::Value;
@@ -46,6 +47,7 @@ use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Event, Millis, Snapshot};
 use detect::Detector;
+use raw::Sides;
 use reader::{Clock, Declared};
 
 /// What the engine needs that a trace header may also say. Options win over the header.
@@ -159,6 +161,8 @@ pub struct Engine {
     /// The line of the header, when the trace has one.
     header_line: Option<usize>,
     clock: Clock,
+    /// Who wrote each unenveloped message (`raw`).
+    sides: Sides,
 }
 
 impl Engine {
@@ -175,6 +179,7 @@ impl Engine {
             seen_content: false,
             header_line: None,
             clock: Clock::default(),
+            sides: Sides::default(),
         }
     }
 
@@ -531,6 +536,13 @@ impl Engine {
             Some(Arm::Acp(checker)) => match trace::parse_line::<Value>(text, Format::Acp) {
                 Ok((value, note)) => {
                     depth_note(&mut out, line, note);
+                    // An unenveloped JSON-RPC message: its side is read from it.
+                    let value = if raw::is_message_of(Format::Acp, &value) {
+                        let from = self.sides.infer(Format::Acp, &value);
+                        serde_json::json!({"from": from, "message": value})
+                    } else {
+                        value
+                    };
                     let at = value.get("at").map_or(At::Absent, At::read);
                     let (at, problem) = at.split();
                     self.clock
@@ -549,13 +561,25 @@ impl Engine {
                             .stamp(line, record.at, problem, &mut out.findings);
                         out.append(self.provider_record(line, record));
                     }
-                    Err(e) => out
-                        .findings
-                        .push(reader::malformed(line, &e, declared, text)),
+                    Err(e) => match self.raw_record(format, text) {
+                        Some(record) => out.append(self.provider_record(line, record)),
+                        None => out
+                            .findings
+                            .push(reader::malformed(line, &e, declared, text)),
+                    },
                 }
             }
         }
         out
+    }
+
+    /// An unenveloped message of `format` (no `from`), with the side that wrote it.
+    fn raw_record(&mut self, format: Format, text: &str) -> Option<ProviderRecord> {
+        let (value, _) = trace::parse_line::<Value>(text, format).ok()?;
+        raw::is_message_of(format, &value).then(|| {
+            let from = self.sides.infer(format, &value);
+            ProviderRecord::new(from, value, None)
+        })
     }
 
     /// A provider record through its adapter: time advances to its `at` first (time
