@@ -84,8 +84,11 @@ function keepNative(ctx) {
   };
 }
 
-/** Notes what the transcripts lack: the root session's file, an agent task's subagent file. */
+/** Notes what the native files lack: stdin lines, the root session's transcript, an agent task's subagent file. */
 function noteTranscripts(ctx, seen) {
+  if (!ctx.trace.records.some((r) => r.from === "host")) {
+    ctx.note("The host wrote nothing on stdin (the prompt was on the command line): `both.jsonl` is `stdout.jsonl`.");
+  }
   const projects = path.join(ctx.home, ".claude", "projects");
   const files = fs.existsSync(projects) ? fs.readdirSync(projects, { recursive: true }).map((f) => path.basename(f)) : [];
   for (const session of new Set(seen.filter((m) => m.type === "system" && m.subtype === "init").map((m) => m.session_id))) {

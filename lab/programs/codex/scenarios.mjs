@@ -170,6 +170,9 @@ async function open(ctx, { script, onRequest, ...cfg }) {
         ctx.note(`Thread \`${thread}\` (${thread === lab.root ? "the root" : "a child"}) has no rollout file.`);
       }
     }
+    if (!Object.keys(lab.turns).some((thread) => thread !== lab.root)) {
+      ctx.note("No child thread ran a turn in this run: there is no child rollout, only the root's.");
+    }
   };
   await peer.request("initialize", {
     clientInfo: { name: "lineage-lab", title: "lineage lab", version: "0.1.0" },
