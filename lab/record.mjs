@@ -12,7 +12,14 @@
 //   program   = { name, package, format }
 //   scenarios = [{ name, title, seed, timeoutMs?, async run(ctx) -> header fields }]
 // and `run` gets ctx = { trace, home (a fresh directory), bin(name), version, log(file),
-// lineage (the lineage binary), out (traces/real) }.
+// lineage (the lineage binary), out (traces/real), native, keep(from, to), note(text) }.
+//
+// The native files of the same run go to traces/real-native/<program>/<scenario>/:
+// `ctx.keep(from, to)` copies the directory `from` (relative to home) to `to` in that
+// folder once the scenario succeeded, before home is deleted (byte for byte, layout
+// kept); `ctx.native` is that folder's staging directory, for files the driver writes
+// itself; `ctx.note(text)` adds a line to its NOTES.md. A `from` the program did not
+// write is said so in NOTES.md, never skipped silently.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -23,6 +30,7 @@ import { Trace } from "./lib/trace.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, "..", "traces", "real");
+const nativeOut = path.join(here, "..", "traces", "real-native");
 
 function version(pkg) {
   const file = path.join(here, "node_modules", pkg, "package.json");
@@ -48,14 +56,50 @@ function wanted(filters, program, scenario) {
   });
 }
 
+/** Every file under `dir`, relative to it, sorted. */
+function filesUnder(dir) {
+  return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort() : [];
+}
+
+/**
+ * Fills the staging folder `native` from `home` (the kept directories) and `notes`, then
+ * puts it in place of traces/real-native/<program>/<scenario>/.
+ */
+function saveNative(program, scenario, home, native, keeps, notes) {
+  for (const { from, to } of keeps) {
+    const src = path.join(home, from);
+    if (!filesUnder(src).length) {
+      notes.push(`The run wrote no file under \`~/${from}\` (kept as \`${to}/\`): there is none here.`);
+      continue;
+    }
+    fs.cpSync(src, path.join(native, to), { recursive: true });
+  }
+  if (!filesUnder(native).length && !keeps.length) return;
+  if (notes.length) {
+    const text = [`# ${program.name}/${scenario.name}: native files`, "", ...notes.map((n) => `- ${n}`), ""].join("\n");
+    fs.writeFileSync(path.join(native, "NOTES.md"), text);
+  }
+  const dest = path.join(nativeOut, program.name, scenario.name);
+  fs.rmSync(dest, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  fs.cpSync(native, dest, { recursive: true });
+  console.log(`  kept ${path.relative(process.cwd(), dest)}/ (${filesUnder(dest).length} files)`);
+}
+
 async function runOne(program, scenario) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `lab-${program.name}-`));
+  const native = fs.mkdtempSync(path.join(os.tmpdir(), `lab-native-${program.name}-`));
   const logs = path.join(here, "out", program.name);
   fs.mkdirSync(logs, { recursive: true });
   const trace = new Trace();
+  const keeps = [];
+  const notes = [];
   const ctx = {
     trace,
     home,
+    native,
+    keep: (from, to) => keeps.push({ from, to }),
+    note: (text) => notes.push(text),
     version: version(program.package),
     bin: (name) => path.join(here, "node_modules", ".bin", name),
     lineage: lineageBin(),
@@ -69,6 +113,8 @@ async function runOne(program, scenario) {
   });
   try {
     const fields = await Promise.race([scenario.run(ctx), timeout]);
+    // what the program left in its home, for review (not committed)
+    fs.writeFileSync(ctx.log("home.txt"), filesUnder(home).map((f) => `${fs.statSync(path.join(home, f)).size}\t${f}`).join("\n") + "\n");
     const file = path.join(out, program.name, `${scenario.name}.jsonl`);
     trace.write(file, {
       format: program.format,
@@ -80,6 +126,7 @@ async function runOne(program, scenario) {
       ...fields?.header,
     });
     console.log(`recorded ${path.relative(process.cwd(), file)} (${trace.records.length} records)`);
+    saveNative(program, scenario, home, native, keeps, notes);
     return true;
   } catch (e) {
     console.error(`FAILED ${program.name}/${scenario.name}: ${e?.stack ?? e}`);
@@ -87,6 +134,7 @@ async function runOne(program, scenario) {
   } finally {
     clearTimeout(timer);
     fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(native, { recursive: true, force: true });
   }
 }
 

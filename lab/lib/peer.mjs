@@ -5,12 +5,16 @@
 //   peer.send({...}); await peer.waitFor((m) => m.method === "turn/completed", 30_000);
 //   const result = await peer.request("thread/start", {...});      // JSON-RPC helpers
 //   await peer.stop();
+//
+// `tap(direction, line)`, if given, sees every raw line in the order the driver reads and
+// writes them ("received": a stdout line as printed, without its newline, JSON or not;
+// "sent": a stdin line as written), before anything else handles it.
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import readline from "node:readline";
 
-export function spawnPeer({ cmd, args = [], env = {}, cwd, trace, sent, received, stderr, jsonrpc = true }) {
+export function spawnPeer({ cmd, args = [], env = {}, cwd, trace, sent, received, stderr, jsonrpc = true, tap }) {
   const child = spawn(cmd, args, {
     cwd,
     env: { ...process.env, ...env },
@@ -30,6 +34,7 @@ export function spawnPeer({ cmd, args = [], env = {}, cwd, trace, sent, received
     for (const w of waiters.splice(0)) w.reject(new Error(`${cmd} exited (${code ?? signal})`));
   });
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
+    tap?.("received", line);
     let message;
     try {
       message = JSON.parse(line);
@@ -58,7 +63,9 @@ export function spawnPeer({ cmd, args = [], env = {}, cwd, trace, sent, received
     /** Writes one message to the program's stdin and records it. */
     send(message) {
       trace.record(sent, message);
-      child.stdin.write(JSON.stringify(message) + "\n");
+      const line = JSON.stringify(message);
+      tap?.("sent", line);
+      child.stdin.write(line + "\n");
     },
     /** Calls `fn(message, peer)` for every message the program writes. */
     on(fn) {

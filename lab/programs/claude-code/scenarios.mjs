@@ -65,10 +65,48 @@ function agent(description, prompt, background = false) {
   return { name: "Agent", input: { description, prompt, subagent_type: "general-purpose", run_in_background: background } };
 }
 
+/**
+ * The run's native files (traces/real-native/claude-code/<scenario>/): the transcripts
+ * under `~/.claude/projects/` (kept as `projects/`), and the raw lines of the pipes:
+ * `stdout.jsonl` is the CLI's stdout byte for byte, `both.jsonl` every stdin and stdout
+ * line in the order the host wrote and read them (the enveloped trace's order), no
+ * envelope. Returns the peer's tap.
+ */
+function keepNative(ctx) {
+  ctx.keep(".claude/projects", "projects");
+  const stdout = path.join(ctx.native, "stdout.jsonl");
+  const both = path.join(ctx.native, "both.jsonl");
+  fs.writeFileSync(stdout, "");
+  fs.writeFileSync(both, "");
+  return {
+    stdout: (chunk) => fs.appendFileSync(stdout, chunk),
+    tap: (_direction, line) => fs.appendFileSync(both, line + "\n"),
+  };
+}
+
+/** Notes what the native files lack: stdin lines, the root session's transcript, an agent task's subagent file. */
+function noteTranscripts(ctx, seen) {
+  if (!ctx.trace.records.some((r) => r.from === "host")) {
+    ctx.note("The host wrote nothing on stdin (the prompt was on the command line): `both.jsonl` is `stdout.jsonl`.");
+  }
+  const projects = path.join(ctx.home, ".claude", "projects");
+  const files = fs.existsSync(projects) ? fs.readdirSync(projects, { recursive: true }).map((f) => path.basename(f)) : [];
+  for (const session of new Set(seen.filter((m) => m.type === "system" && m.subtype === "init").map((m) => m.session_id))) {
+    if (!files.includes(`${session}.jsonl`)) ctx.note(`No transcript \`${session}.jsonl\` for the root session \`${session}\`.`);
+  }
+  const agents = new Set(seen.filter((m) => m.type === "system" && m.subtype === "task_started" && m.task_type === "local_agent").map((m) => m.task_id));
+  if (!agents.size) ctx.note("The run started no agent task (no `task_started` with `task_type: local_agent`): there is no `subagents/` folder.");
+  for (const id of agents) {
+    if (!files.includes(`agent-${id}.jsonl`)) ctx.note(`Agent task \`${id}\` has no \`subagents/agent-${id}.jsonl\`.`);
+    if (!files.includes(`agent-${id}.meta.json`)) ctx.note(`Agent task \`${id}\` has no \`subagents/agent-${id}.meta.json\`.`);
+  }
+}
+
 /** Starts the model and the CLI; returns the host's handle. */
 async function start(ctx, script, { args = SDK_FLAGS, answer = true, hooks = null } = {}) {
   const work = path.join(ctx.home, "work");
   fs.mkdirSync(work, { recursive: true });
+  const native = keepNative(ctx);
   const model = await startModel(async (req) => (req.body.stream === false ? { text: "ok" } : script(req, about(req))));
   const peer = spawnPeer({
     cmd: ctx.bin("claude"),
@@ -88,7 +126,9 @@ async function start(ctx, script, { args = SDK_FLAGS, answer = true, hooks = nul
     received: "cli",
     stderr: ctx.log("stderr.txt"),
     jsonrpc: false,
+    tap: native.tap,
   });
+  peer.child.stdout.on("data", native.stdout);
   const asks = [];
   let controls = 0;
   const host = {
@@ -134,6 +174,7 @@ async function start(ctx, script, { args = SDK_FLAGS, answer = true, hooks = nul
     async end() {
       await peer.stop();
       await model.close();
+      noteTranscripts(ctx, peer.seen);
     },
   };
   peer.on((m) => {

@@ -96,6 +96,8 @@ async function open(ctx, { script, onRequest, ...cfg }) {
   const codexHome = path.join(ctx.home, ".codex");
   const work = path.join(ctx.home, "work");
   fs.mkdirSync(codexHome, { recursive: true });
+  // the run's rollout files, as traces/real-native/codex/<scenario>/sessions/YYYY/MM/DD/
+  ctx.keep(".codex/sessions", "sessions");
   fs.mkdirSync(work, { recursive: true });
   const lab = { threads: {}, turns: {}, requests: [], gates: [] };
   const modelLog = fs.createWriteStream(ctx.log("model.jsonl"));
@@ -160,6 +162,17 @@ async function open(ctx, { script, onRequest, ...cfg }) {
     await peer.stop();
     await model.close();
     modelLog.end();
+    // every thread that ran a turn should have its rollout file (`rollout-<time>-<thread>.jsonl`)
+    const sessions = path.join(codexHome, "sessions");
+    const rollouts = fs.existsSync(sessions) ? fs.readdirSync(sessions, { recursive: true }).map((f) => path.basename(f)) : [];
+    for (const thread of new Set([lab.root, ...Object.keys(lab.turns)])) {
+      if (!rollouts.some((f) => f.startsWith("rollout-") && f.endsWith(`-${thread}.jsonl`))) {
+        ctx.note(`Thread \`${thread}\` (${thread === lab.root ? "the root" : "a child"}) has no rollout file.`);
+      }
+    }
+    if (!Object.keys(lab.turns).some((thread) => thread !== lab.root)) {
+      ctx.note("No child thread ran a turn in this run: there is no child rollout, only the root's.");
+    }
   };
   await peer.request("initialize", {
     clientInfo: { name: "lineage-lab", title: "lineage lab", version: "0.1.0" },
