@@ -1,0 +1,139 @@
+//! Native inputs: the files the real programs wrote, read without lineage's envelope or a
+//! header, replay to the same tree as the enveloped trace of the same run.
+//!
+//! - `traces/real-native/claude-code/<run>/both.jsonl`: both pipes of `claude -p`
+//!   stream-json as they crossed (the host's lines and the CLI's), no envelope;
+//! - `…/stdout.jsonl`: the CLI's standard output alone (`claude -p … > out.jsonl`);
+//! - the Codex app-server and ACP recordings of `traces/real/` with their envelope
+//!   removed: the JSON-RPC lines a proxy writes, both directions.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use lineage_core::Severity;
+use lineage_core::engine::{Engine, Options, Replay};
+use lineage_core::render;
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn replay(text: &str) -> Replay {
+    let mut engine = Engine::new(Options::default());
+    for line in text.lines() {
+        engine.push_line(line).unwrap();
+    }
+    engine.finish().unwrap()
+}
+
+/// What must agree between two replays of one run: each session with its kind, parent,
+/// title and Client activity, each turn with its phase and outcome, each interaction's
+/// status, and the finding codes (times and line numbers may differ).
+fn shape(replay: &Replay) -> Value {
+    let view = render::json(replay);
+    let sessions: Vec<Value> = view["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let turns: Vec<Value> = s["turns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| json!([t["id"], t["phase"], t["outcome"]]))
+                .collect();
+            json!({"id": s["id"], "kind": s["kind"], "parent": s["parent"], "title": s["title"],
+                   "activity": s["activity"], "turns": turns})
+        })
+        .collect();
+    let interactions: Vec<Value> = view["interactions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| json!([i["turn"], i["request"], i["status"]]))
+        .collect();
+    let mut codes: Vec<String> = replay.findings.iter().map(|f| f.rule.to_string()).collect();
+    codes.sort();
+    json!({"sessions": sessions, "interactions": interactions, "codes": codes})
+}
+
+fn runs(program: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native").join(program))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn enveloped(program: &str, run: &Path) -> Replay {
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(root().join("real").join(program).join(format!("{name}.jsonl"))).unwrap();
+    replay(&text)
+}
+
+#[test]
+fn claude_stream_json_of_both_pipes_replays_like_the_enveloped_trace() {
+    let runs = runs("claude-code");
+    assert!(runs.len() >= 20, "{}", runs.len());
+    for run in runs {
+        let both = std::fs::read_to_string(run.join("both.jsonl")).unwrap();
+        let native = replay(&both);
+        assert_eq!(native.format.to_string(), "claude-sdk", "{}", run.display());
+        assert_eq!(shape(&native), shape(&enveloped("claude-code", &run)), "{}", run.display());
+    }
+}
+
+#[test]
+fn claude_stdout_alone_replays_the_same_sessions() {
+    for run in runs("claude-code") {
+        let stdout = std::fs::read_to_string(run.join("stdout.jsonl")).unwrap();
+        let native = replay(&stdout);
+        let full = enveloped("claude-code", &run);
+        let ids = |r: &Replay| -> Vec<(Value, Value)> {
+            shape(r)["sessions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| (s["id"].clone(), s["parent"].clone()))
+                .collect()
+        };
+        assert_eq!(ids(&native), ids(&full), "{}", run.display());
+        assert!(
+            native.findings.iter().all(|f| f.severity < Severity::Error),
+            "{}: {:?}",
+            run.display(),
+            native.findings
+        );
+    }
+}
+
+/// The messages of an enveloped trace, one per line, as the program wrote them.
+fn unenveloped(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| r.get("message").map(Value::to_string))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn json_rpc_lines_of_both_directions_replay_like_the_enveloped_trace() {
+    let mut checked = 0;
+    for program in ["codex", "codex-acp", "claude-agent-acp"] {
+        for path in lineage_traces::corpus(&format!("real/{program}")) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains(r#""from":"transport""#) {
+                continue; // a restart is not in the lines a proxy of one process writes
+            }
+            let native = replay(&unenveloped(&text));
+            assert_eq!(shape(&native), shape(&replay(&text)), "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked}");
+}
