@@ -71,7 +71,13 @@ fn runs(program: &str) -> Vec<PathBuf> {
 
 fn enveloped(program: &str, run: &Path) -> Replay {
     let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(root().join("real").join(program).join(format!("{name}.jsonl"))).unwrap();
+    let text = std::fs::read_to_string(
+        root()
+            .join("real")
+            .join(program)
+            .join(format!("{name}.jsonl")),
+    )
+    .unwrap();
     replay(&text)
 }
 
@@ -83,7 +89,12 @@ fn claude_stream_json_of_both_pipes_replays_like_the_enveloped_trace() {
         let both = std::fs::read_to_string(run.join("both.jsonl")).unwrap();
         let native = replay(&both);
         assert_eq!(native.format.to_string(), "claude-sdk", "{}", run.display());
-        assert_eq!(shape(&native), shape(&enveloped("claude-code", &run)), "{}", run.display());
+        assert_eq!(
+            shape(&native),
+            shape(&enveloped("claude-code", &run)),
+            "{}",
+            run.display()
+        );
     }
 }
 
@@ -136,4 +147,22 @@ fn json_rpc_lines_of_both_directions_replay_like_the_enveloped_trace() {
         }
     }
     assert!(checked >= 40, "{checked}");
+}
+
+/// What stdout alone cannot hold is said, not guessed: an interrupt the host sent is not
+/// in it, so the root ends as the CLI reported (failed), with a `host-side-missing` note.
+#[test]
+fn claude_stdout_alone_says_the_host_side_is_missing() {
+    let run = root().join("real-native/claude-code/09-interrupt-with-children");
+    let stdout = std::fs::read_to_string(run.join("stdout.jsonl")).unwrap();
+    let native = replay(&stdout);
+    let notes: Vec<&str> = native
+        .findings
+        .iter()
+        .filter(|f| f.rule == "host-side-missing")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", native.findings);
+    let both = replay(&std::fs::read_to_string(run.join("both.jsonl")).unwrap());
+    assert!(both.findings.iter().all(|f| f.rule != "host-side-missing"));
 }

@@ -55,9 +55,9 @@ pub(super) fn is_message_of(format: Format, value: &Value) -> bool {
         return false;
     }
     match format {
-        Format::Acp | Format::CodexAppServer => {
-            ["jsonrpc", "method", "id"].iter().any(|k| obj.contains_key(*k))
-        }
+        Format::Acp | Format::CodexAppServer => ["jsonrpc", "method", "id"]
+            .iter()
+            .any(|k| obj.contains_key(*k)),
         Format::ClaudeSdk => obj.get("type").is_some_and(Value::is_string),
         Format::Canonical => false,
     }
@@ -78,7 +78,13 @@ const CLAUDE_TYPES: [&str; 10] = [
 ];
 
 /// Method prefixes only ACP uses.
-const ACP_METHODS: [&str; 5] = ["session/", "fs/", "terminal/", "authenticate", "elicitation/"];
+const ACP_METHODS: [&str; 5] = [
+    "session/",
+    "fs/",
+    "terminal/",
+    "authenticate",
+    "elicitation/",
+];
 
 /// Pending requests per side, to tell who answers.
 #[derive(Debug, Clone, Default)]
@@ -100,7 +106,10 @@ impl Sides {
     }
 
     fn claude(&mut self, value: &Value) -> &'static str {
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         match kind {
             "user" if value.get("uuid").is_none() => "host",
             "control_request" => {
@@ -131,7 +140,12 @@ impl Sides {
 
     /// JSON-RPC: `sides` is [the client's name, the other side's]; `other_asks` tells
     /// the methods the other side (server/agent) calls.
-    fn json_rpc(&mut self, value: &Value, sides: [&'static str; 2], other_asks: fn(&str) -> bool) -> &'static str {
+    fn json_rpc(
+        &mut self,
+        value: &Value,
+        sides: [&'static str; 2],
+        other_asks: fn(&str) -> bool,
+    ) -> &'static str {
         let [client, other] = sides;
         let id = value.get("id").map(id_text);
         match (value.get("method").and_then(Value::as_str), id) {
@@ -146,14 +160,19 @@ impl Sides {
                 if client_notifies { client } else { other }
             }
             (None, Some(id)) => {
-                // Ids overlap between the sides: an approval decision answers the server.
+                // Ids overlap between the sides: a decision or a permission outcome
+                // answers the other side's request; anything else answers the oldest
+                // pending request under that id, the client's first.
                 let decision = value.pointer("/result/decision").is_some()
                     || value.pointer("/result/outcome").is_some();
-                match (decision, self.answered_by(&id, client, other)) {
-                    (true, _) => client,
-                    (false, Some(asker)) if asker == client => other,
-                    (false, Some(_)) => client,
-                    (false, None) => other,
+                if decision {
+                    let _ = self.answered_by(&id, other, client);
+                    return client;
+                }
+                match self.answered_by(&id, client, other) {
+                    Some(asker) if asker == client => other,
+                    Some(_) => client,
+                    None => other,
                 }
             }
             (None, None) => other,
@@ -174,14 +193,19 @@ impl Sides {
         side
     }
 
-    /// Like [`Sides::answered`], preferring the other side's request when both sides have
-    /// one pending under `id` (a client's requests are answered in order).
-    fn answered_by(&mut self, id: &str, client: &'static str, other: &'static str) -> Option<&'static str> {
+    /// Like [`Sides::answered`], preferring `first`'s request when both sides have one
+    /// pending under `id`.
+    fn answered_by(
+        &mut self,
+        id: &str,
+        first: &'static str,
+        second: &'static str,
+    ) -> Option<&'static str> {
         let pending = self.asked.get_mut(id)?;
         let at = pending
             .iter()
-            .position(|s| *s == client)
-            .or_else(|| pending.iter().position(|s| *s == other))?;
+            .position(|s| *s == first)
+            .or_else(|| pending.iter().position(|s| *s == second))?;
         let side = pending.remove(at);
         if pending.is_empty() {
             self.asked.remove(id);
@@ -200,7 +224,9 @@ fn id_text(id: &Value) -> String {
 fn acp_agent_method(method: &str) -> bool {
     method == "session/update"
         || method == "session/request_permission"
-        || ["fs/", "terminal/", "elicitation/"].iter().any(|p| method.starts_with(p))
+        || ["fs/", "terminal/", "elicitation/"]
+            .iter()
+            .any(|p| method.starts_with(p))
 }
 
 fn codex_server_method(method: &str) -> bool {
@@ -225,11 +251,14 @@ mod tests {
         assert_eq!(s.infer(Format::ClaudeSdk, &echo), "cli");
         let ask = json!({"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool"}});
         assert_eq!(s.infer(Format::ClaudeSdk, &ask), "cli");
-        let answer = json!({"type":"control_response","response":{"subtype":"success","request_id":"r1"}});
+        let answer =
+            json!({"type":"control_response","response":{"subtype":"success","request_id":"r1"}});
         assert_eq!(s.infer(Format::ClaudeSdk, &answer), "host");
-        let interrupt = json!({"type":"control_request","request_id":"h2","request":{"subtype":"interrupt"}});
+        let interrupt =
+            json!({"type":"control_request","request_id":"h2","request":{"subtype":"interrupt"}});
         assert_eq!(s.infer(Format::ClaudeSdk, &interrupt), "host");
-        let ack = json!({"type":"control_response","response":{"subtype":"success","request_id":"h2"}});
+        let ack =
+            json!({"type":"control_response","response":{"subtype":"success","request_id":"h2"}});
         assert_eq!(s.infer(Format::ClaudeSdk, &ack), "cli");
         assert_eq!(s.infer(Format::ClaudeSdk, &json!({"type":"result"})), "cli");
     }
@@ -245,17 +274,30 @@ mod tests {
         assert_eq!(s.infer(Format::CodexAppServer, &decision), "client");
         let started = json!({"id":0,"result":{"thread":{"id":"T"}}});
         assert_eq!(s.infer(Format::CodexAppServer, &started), "server");
-        assert_eq!(s.infer(Format::CodexAppServer, &json!({"method":"turn/started","params":{}})), "server");
-        assert_eq!(s.infer(Format::CodexAppServer, &json!({"method":"initialized"})), "client");
+        assert_eq!(
+            s.infer(
+                Format::CodexAppServer,
+                &json!({"method":"turn/started","params":{}})
+            ),
+            "server"
+        );
+        assert_eq!(
+            s.infer(Format::CodexAppServer, &json!({"method":"initialized"})),
+            "client"
+        );
     }
 
     #[test]
     fn acp_sides_follow_the_methods_and_the_pending_requests() {
         let mut s = Sides::default();
-        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}});
+        let init =
+            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}});
         assert_eq!(format_of(&init), Some(Format::Acp));
         assert_eq!(s.infer(Format::Acp, &init), "client");
-        assert_eq!(s.infer(Format::Acp, &json!({"jsonrpc":"2.0","id":0,"result":{}})), "agent");
+        assert_eq!(
+            s.infer(Format::Acp, &json!({"jsonrpc":"2.0","id":0,"result":{}})),
+            "agent"
+        );
         let ask = json!({"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{}});
         assert_eq!(s.infer(Format::Acp, &ask), "agent");
         let answer = json!({"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}});
@@ -268,8 +310,14 @@ mod tests {
 
     #[test]
     fn formats_are_told_from_unenveloped_messages() {
-        assert_eq!(format_of(&json!({"type":"system","subtype":"init"})), Some(Format::ClaudeSdk));
-        assert_eq!(format_of(&json!({"id":1,"method":"turn/start"})), Some(Format::CodexAppServer));
+        assert_eq!(
+            format_of(&json!({"type":"system","subtype":"init"})),
+            Some(Format::ClaudeSdk)
+        );
+        assert_eq!(
+            format_of(&json!({"id":1,"method":"turn/start"})),
+            Some(Format::CodexAppServer)
+        );
         assert_eq!(format_of(&json!({"from":"cli","message":{}})), None);
         assert_eq!(format_of(&json!({"type":"unknown-thing"})), None);
         assert_eq!(format_of(&json!({"id":1,"result":{}})), None);

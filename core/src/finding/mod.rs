@@ -181,6 +181,7 @@ codes! {
     StaleTaskEvent = "stale-task-event", Note, Claude;
     StaleContinuation = "stale-continuation", Note, Claude;
     CancelFallout = "cancel-fallout", Note, Claude;
+    HostSideMissing = "host-side-missing", Note, Claude;
     // ACP conformance rules (Subagent Sessions RFD), Agent side.
     SubagentsNotNegotiated = "subagents-not-negotiated", Error, Acp(Party::Agent);
     TrafficBeforeAnnounce = "traffic-before-announce", Error, Acp(Party::Agent);

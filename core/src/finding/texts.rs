@@ -1222,6 +1222,27 @@ pub(super) const ENTRIES: &[Entry] = &[
         ),
     },
     Entry {
+        id: "host-side-missing",
+        summary: "a capture of the CLI's output alone: the host's requests it answers are not in the trace",
+        definition: concat!(
+            "Claude adapter, note, at the end of the trace, at the first such line. The CLI answered host control requests (an ",
+            "`interrupt`, a `stop_task`, `initialize`) that the trace does not hold: it was captured from the CLI's standard output alone ",
+            "(`claude -p … > out.jsonl`). The host's prompts, permission answers, interrupts and stops are then unknown, so nothing is ",
+            "invented for them: a turn the user interrupted ends as the CLI reported it (its error result), not `canceled`.",
+        ),
+        source: "Provider-Native Subagents, *Cancellation*",
+        quote: "The root outcome records the user's cancellation intent and remains canceled even when one or more child provider cancellations could not be confirmed.",
+        example: concat!(
+            r#"{"type":"system","subtype":"init","session_id":"9c1d0a52-70b4-4f0e-a3a1-2c1f4e0b7d11"}"#,
+            "\n",
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"host_req_2","response":{"still_queued":[]}}}  <- note (at the end)"#,
+            "\n",
+            r#"{"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"9c1d0a52-70b4-4f0e-a3a1-2c1f4e0b7d11"}"#,
+            "\n",
+            "Fix: capture both pipes (`lineage record -- claude -p --input-format stream-json --output-format stream-json --verbose`), or replay the session's transcript.",
+        ),
+    },
+    Entry {
         id: "cancel-fallout",
         summary: "a child terminal that arrives after its cancel closed the child is dropped",
         definition: concat!(

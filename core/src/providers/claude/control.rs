@@ -229,6 +229,7 @@ impl ClaudeAdapter {
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return;
         };
+        self.host_requests.insert(request_id.to_owned());
         let request = message.get("request");
         let target = match request
             .and_then(|r| r.get("subtype"))
@@ -280,6 +281,16 @@ impl ClaudeAdapter {
                 stopped: BTreeSet::new(),
             },
         );
+    }
+
+    /// A CLI answer to a host request the trace never held: the capture is one-sided.
+    pub(super) fn note_missing_host_request(&mut self, line: usize, message: &Value) {
+        if let Some(id) = answered_request(message)
+            && !self.host_requests.contains(id)
+        {
+            let (first, count) = self.missing_host.unwrap_or((line, 0));
+            self.missing_host = Some((first, count + 1));
+        }
     }
 
     /// The CLI answered a host control request (answers to `initialize`, `set_model` …

@@ -69,6 +69,10 @@ pub struct ClaudeAdapter {
     stale: bool,
     /// Host control requests awaiting their response.
     host_controls: BTreeMap<String, HostControl>,
+    /// Every host control request id seen (to tell a one-sided capture).
+    host_requests: BTreeSet<String>,
+    /// The first line, and the count, of CLI answers to host requests this trace lacks.
+    missing_host: Option<(usize, usize)>,
     /// Cancel operations in flight, by requested session.
     cancels: BTreeMap<SessionId, CancelOp>,
     /// Held records whose owner became known, for the engine to apply next.
@@ -125,7 +129,10 @@ impl ClaudeAdapter {
             ("cli", "result") => self.result(cx, message),
             ("cli", "stream_event") => self.stream_event(cx, message),
             ("cli", "control_request") => self.permission(cx, record),
-            ("cli", "control_response") => self.control_response(message),
+            ("cli", "control_response") => {
+                self.note_missing_host_request(cx.line(), message);
+                self.control_response(message);
+            }
             ("cli", "control_cancel_request") => self.permission_withdrawn(cx, message),
             ("host", "user") => self.user_submitted(cx, message),
             ("host", "control_request") => self.host_control(cx, message),
@@ -152,6 +159,11 @@ impl ClaudeAdapter {
                 Code::UnattributedRecord,
                 "record read before any SDK session id; the trace never named its session".into(),
             );
+        }
+        if let Some((line, count)) = self.missing_host {
+            cx.finding_at(line, Code::HostSideMissing, format!(
+                "the CLI answered {count} host request(s) this trace does not hold (the first here): it lacks the host's side (prompts, permission answers, interrupts, stops), so a cancel shows as the CLI's own outcome; capture both pipes (lineage record) or replay the session's transcript"
+            ));
         }
         for (session, op) in &self.cancels {
             cx.finding_at(
