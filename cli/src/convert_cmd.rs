@@ -14,7 +14,7 @@ use crate::{ClientCaps, ConvertArgs, ConvertTarget, Exit, PromptAt, input, termi
 pub(crate) fn run(args: &ConvertArgs) -> Exit {
     let options = ProjectOptions {
         version: match args.to {
-            ConvertTarget::AcpV1 => Version::V1,
+            ConvertTarget::AcpV1 | ConvertTarget::Canonical => Version::V1,
             ConvertTarget::AcpV2 => Version::V2,
         },
         client_subagents: args.client_caps == ClientCaps::Subagents,
@@ -25,7 +25,12 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
         ..ProjectOptions::default()
     };
     let path = args.trace.display().to_string();
-    match convert(args, options) {
+    let converted = if args.to == ConvertTarget::Canonical {
+        to_canonical(args)
+    } else {
+        convert(args, options)
+    };
+    match converted {
         Ok((text, errors)) => match write(args, &text) {
             Ok(()) if errors => Exit::Findings,
             Ok(()) => Exit::Clean,
@@ -38,6 +43,54 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
             terminal::warn(&format!("error: {path}: {e}"));
             Exit::Usage
         }
+    }
+}
+
+/// The canonical trace of the input (the events its records normalized to, with their
+/// time), and whether the input had an error-level finding.
+fn to_canonical(args: &ConvertArgs) -> Result<(String, bool), String> {
+    let mut engine = lineage_core::engine::Engine::new(Options {
+        format: args.input_format,
+        record_events: true,
+        ..Options::default()
+    });
+    let mut text = String::from("{\"lineage\":\"trace\",\"format\":\"canonical\",\"version\":1}\n");
+    let failed = input::each_line(&args.trace, |line| match engine.push_bytes(line) {
+        Ok(out) => {
+            for (event, at) in out.events {
+                let event = serde_json::to_string(&event).unwrap_or_default();
+                match at {
+                    Some(at) => text.push_str(&format!("{{\"event\":{event},\"at\":{at}}}\n")),
+                    None => text.push_str(&format!("{{\"event\":{event}}}\n")),
+                }
+            }
+            ControlFlow::Continue(())
+        }
+        Err(e) => ControlFlow::Break(e),
+    })?;
+    if let Some(e) = failed {
+        return Err(e.to_string());
+    }
+    let replay = engine.finish().map_err(|e| e.to_string())?;
+    report(args, &replay.findings);
+    let errors = replay
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error);
+    Ok((text, errors))
+}
+
+/// The input's findings, located, on standard error.
+fn report(args: &ConvertArgs, findings: &[lineage_core::finding::Finding]) {
+    for f in findings {
+        terminal::warn(&format!(
+            "{}:{}: {}[{}]: {}",
+            args.trace.display(),
+            f.line,
+            f.severity,
+            f.rule,
+            f.message
+        ));
     }
 }
 
@@ -61,16 +114,7 @@ fn convert(args: &ConvertArgs, options: ProjectOptions) -> Result<(String, bool)
     }
     let (tail, replay) = converter.finish().map_err(|e| e.to_string())?;
     text.push_str(&tail);
-    for f in &replay.findings {
-        terminal::warn(&format!(
-            "{}:{}: {}[{}]: {}",
-            args.trace.display(),
-            f.line,
-            f.severity,
-            f.rule,
-            f.message
-        ));
-    }
+    report(args, &replay.findings);
     let errors = replay
         .findings
         .iter()

@@ -93,6 +93,8 @@ enum ConvertTarget {
     AcpV1,
     /// ACP v2 (`state_update` on the child's stream, mirrored on the parent).
     AcpV2,
+    /// The canonical events the input normalizes to (a `canonical` trace).
+    Canonical,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

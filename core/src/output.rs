@@ -5,7 +5,7 @@
 //! Never: interprets what it holds.
 
 use crate::finding::Finding;
-use crate::tree::Change;
+use crate::tree::{Change, Event, Millis};
 
 /// What one input caused.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -14,11 +14,15 @@ pub struct Output {
     pub changes: Vec<Change>,
     /// Findings, in the order they were raised.
     pub findings: Vec<Finding>,
+    /// The canonical events the input was normalized to, with their time, in the order
+    /// they applied; only with `engine::Options::record_events` (empty otherwise).
+    pub events: Vec<(Event, Option<Millis>)>,
 }
 
 impl Output {
     pub(crate) fn append(&mut self, mut other: Output) {
         self.changes.append(&mut other.changes);
         self.findings.append(&mut other.findings);
+        self.events.append(&mut other.events);
     }
 }

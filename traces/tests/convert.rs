@@ -390,3 +390,38 @@ fn projection_is_deterministic() {
         }
     }
 }
+
+/// `convert --to canonical`: the events a provider trace normalizes to
+/// (`Options::record_events`), written as a canonical trace, replay to the same tree.
+#[test]
+fn provider_traces_normalize_to_canonical_traces_of_the_same_tree() {
+    let mut checked = 0;
+    for dir in ["codex", "claude", "real/codex", "real/claude-code"] {
+        for path in lineage_traces::corpus(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut engine = Engine::new(EngineOptions {
+                record_events: true,
+                ..EngineOptions::default()
+            });
+            let mut canonical =
+                String::from("{\"lineage\":\"trace\",\"format\":\"canonical\",\"version\":1}\n");
+            for line in text.lines() {
+                for (event, at) in engine.push_line(line).unwrap().events {
+                    let mut record = serde_json::json!({"event": event});
+                    if let Some(at) = at {
+                        record["at"] = serde_json::json!(at);
+                    }
+                    canonical.push_str(&format!("{record}\n"));
+                }
+            }
+            let provider = engine.finish().unwrap();
+            let replayed = check(&canonical);
+            let a = lineage_core::render::json(&provider);
+            let b = lineage_core::render::json(&replayed);
+            assert_eq!(a["sessions"], b["sessions"], "{}", path.display());
+            assert_eq!(a["interactions"], b["interactions"], "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 70, "{checked}");
+}

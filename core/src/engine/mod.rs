@@ -63,6 +63,8 @@ pub struct Options {
     pub acp_protocol_version: Option<u64>,
     /// ACP: keep message content in the Client view (`replay`); `check` turns it off.
     pub transcripts: bool,
+    /// Report the canonical events each input was normalized to ([`Output::events`]).
+    pub record_events: bool,
 }
 
 impl Default for Options {
@@ -72,6 +74,7 @@ impl Default for Options {
             codex_root_thread: None,
             acp_protocol_version: None,
             transcripts: true,
+            record_events: false,
         }
     }
 }
@@ -305,8 +308,8 @@ impl Engine {
                 self.set_header(h);
             }
             let out = Output {
-                changes: Vec::new(),
                 findings,
+                ..Output::default()
             };
             return Ok(self.keep(out, before));
         }
@@ -363,8 +366,8 @@ impl Engine {
                 self.clock.stamp(line, record.at, problem, &mut findings);
                 checker.push_value(line, &record.into_acp_value());
                 Output {
-                    changes: Vec::new(),
                     findings,
+                    ..Output::default()
                 }
             }
             Some(Arm::Canonical) | None => {
@@ -394,7 +397,8 @@ impl Engine {
         }
         let mut out = Output::default();
         self.clock.stamp(self.line, at, None, &mut out.findings);
-        let mut cx = Ctx::new(self.line, at, &mut self.snapshot, &mut out);
+        let mut cx = Ctx::new(self.line, at, &mut self.snapshot, &mut out)
+            .recording(self.options.record_events);
         cx.emit(event);
         Ok(self.keep(out, 0))
     }
@@ -424,7 +428,8 @@ impl Engine {
         }
         let before = self.checker_count();
         let mut out = self.release_held();
-        let mut cx = Ctx::new(self.line, None, &mut self.snapshot, &mut out);
+        let mut cx = Ctx::new(self.line, None, &mut self.snapshot, &mut out)
+            .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => adapter.finish(&mut cx),
             Some(Arm::Claude(adapter)) => adapter.finish(&mut cx),
@@ -525,7 +530,8 @@ impl Engine {
                         depth_note(&mut out, line, note);
                         let (at, problem) = (record.at, record.at_problem.as_deref());
                         self.clock.stamp(line, at, problem, &mut out.findings);
-                        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out);
+                        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out)
+                            .recording(self.options.record_events);
                         cx.emit(record.event);
                     }
                     Err(e) => out
@@ -590,7 +596,8 @@ impl Engine {
         if let Some(at) = record.at {
             out.append(self.timeouts(line, at));
         }
-        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out);
+        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out)
+            .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
                 adapter.record(&mut cx, &record);
@@ -615,7 +622,8 @@ impl Engine {
         if let Some(Arm::Claude(adapter)) = &mut self.arm
             && adapter.deadline().is_some_and(|d| now >= d)
         {
-            let mut cx = Ctx::new(line, Some(now), &mut self.snapshot, &mut out);
+            let mut cx = Ctx::new(line, Some(now), &mut self.snapshot, &mut out)
+                .recording(self.options.record_events);
             adapter.handle_timeout(&mut cx);
         }
         out

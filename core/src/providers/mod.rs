@@ -121,6 +121,8 @@ pub(crate) struct Ctx<'a> {
     at: Option<Millis>,
     snapshot: &'a mut Snapshot,
     out: &'a mut Output,
+    /// Report each emitted event in the output (`Options::record_events`).
+    record: bool,
 }
 
 impl std::fmt::Debug for Ctx<'_> {
@@ -145,7 +147,14 @@ impl<'a> Ctx<'a> {
             at,
             snapshot,
             out,
+            record: false,
         }
+    }
+
+    /// The same context, reporting each emitted event in the output when `record`.
+    pub(crate) fn recording(mut self, record: bool) -> Self {
+        self.record = record;
+        self
     }
 
     /// The same tree and output, for a record read at another line (a held record).
@@ -155,6 +164,7 @@ impl<'a> Ctx<'a> {
             at,
             snapshot: self.snapshot,
             out: self.out,
+            record: self.record,
         }
     }
 
@@ -172,6 +182,9 @@ impl<'a> Ctx<'a> {
     /// comes back so the adapter knows what the reducer did.
     pub fn emit(&mut self, event: Event) -> Step {
         let step = self.snapshot.apply(&event, self.at);
+        if self.record {
+            self.out.events.push((event, self.at));
+        }
         let line = self.line;
         self.out.changes.extend(step.changes.iter().cloned());
         self.out
