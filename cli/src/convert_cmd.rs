@@ -22,6 +22,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
             PromptAt::Settlement => PromptResponse::AtRootSettlement,
             PromptAt::ProviderEnd => PromptResponse::AtProviderEnd,
         },
+        reconnect: args.reconnect,
         ..ProjectOptions::default()
     };
     let path = args.trace.display().to_string();

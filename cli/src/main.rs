@@ -79,6 +79,10 @@ struct ConvertArgs {
     /// nested child ended) or when the root provider turn ends.
     #[arg(long, value_enum, default_value_t = PromptAt::Settlement)]
     prompt_response: PromptAt,
+    /// After the log, reconnect and load every root: history before the load's
+    /// response, current states and grants after it.
+    #[arg(long)]
+    reconnect: bool,
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = parse_format)]
     input_format: Option<Format>,

@@ -76,6 +76,7 @@ fn options(version: Version, client_subagents: bool) -> Options {
         prompt_response: PromptResponse::AtRootSettlement,
         cancel_grants: CancelGrants::Children,
         client: lineage_core::acp::project::ClientSide::Synthesized,
+        reconnect: false,
     }
 }
 

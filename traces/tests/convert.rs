@@ -58,6 +58,7 @@ const MODES: [(&str, Options); 4] = [
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
             client: lineage_core::acp::project::ClientSide::Synthesized,
+            reconnect: false,
         },
     ),
     (
@@ -68,6 +69,7 @@ const MODES: [(&str, Options); 4] = [
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
             client: lineage_core::acp::project::ClientSide::Synthesized,
+            reconnect: false,
         },
     ),
     (
@@ -78,6 +80,7 @@ const MODES: [(&str, Options); 4] = [
             prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
             cancel_grants: lineage_core::acp::project::CancelGrants::Children,
             client: lineage_core::acp::project::ClientSide::Synthesized,
+            reconnect: false,
         },
     ),
     (
@@ -88,6 +91,7 @@ const MODES: [(&str, Options); 4] = [
             prompt_response: lineage_core::acp::project::PromptResponse::AtProviderEnd,
             cancel_grants: lineage_core::acp::project::CancelGrants::None,
             client: lineage_core::acp::project::ClientSide::Synthesized,
+            reconnect: false,
         },
     ),
 ];
@@ -424,4 +428,72 @@ fn provider_traces_normalize_to_canonical_traces_of_the_same_tree() {
         }
     }
     assert!(checked >= 70, "{checked}");
+}
+
+/// `--reconnect`: after the log, a new connection loads every root. `check` passes the
+/// stream; the rebuilt view has each child's parent and title (replayed before the
+/// response), its current state and, for a child still at work, a current cancel grant
+/// (sent after the response: the freshness boundary).
+#[test]
+fn a_projected_reconnection_restores_parents_states_and_grants_after_the_response() {
+    let mut failures = Vec::new();
+    for path in corpus() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (mode, options) in [MODES[0], MODES[2]] {
+            let options = Options {
+                reconnect: true,
+                ..options
+            };
+            let (acp, replay) = convert(&text, options);
+            assert!(acp.contains(r#""event":"connected""#));
+            let checked = check(&acp);
+            for f in checked
+                .findings
+                .iter()
+                .filter(|f| f.severity >= Severity::Warning)
+            {
+                failures.push(format!(
+                    "{} ({mode}): {}:{} {}",
+                    path.display(),
+                    f.line,
+                    f.rule,
+                    f.message
+                ));
+            }
+            let snapshot = replay.snapshot().unwrap();
+            let view = checked.view().unwrap();
+            for s in snapshot
+                .sessions()
+                .filter(|s| !s.deleted && s.relation.is_some())
+            {
+                let id = s.id.as_str();
+                let Some(v) = view.session(id) else {
+                    failures.push(format!("{} ({mode}): {id} not replayed", path.display()));
+                    continue;
+                };
+                let parent = s.relation.as_ref().map(|r| r.parent_session.to_string());
+                if v.parent.as_deref().map(String::from) != parent
+                    || v.title.as_deref() != s.title.as_deref()
+                {
+                    failures.push(format!("{} ({mode}): {id} parent or title", path.display()));
+                }
+                let want = expected_state(snapshot, &s.id);
+                if want.is_some() && view.current_state(id) != want {
+                    failures.push(format!(
+                        "{} ({mode}): {id} current {:?}, want {want:?}",
+                        path.display(),
+                        view.current_state(id)
+                    ));
+                }
+                if view.effective_cancel(id) != s.active_turn().is_some() {
+                    failures.push(format!(
+                        "{} ({mode}): {id} effective cancel {}",
+                        path.display(),
+                        view.effective_cancel(id)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

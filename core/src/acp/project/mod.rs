@@ -29,9 +29,13 @@
 //! Code, `stop_task` of the agent task: every child; canonical traces: every child (the
 //! model has child-only cancels). [`CancelGrants::None`] grants none.
 
+mod converter;
 mod messages;
+mod reconnect;
 #[cfg(test)]
 mod tests;
+
+pub use converter::Converter;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -100,6 +104,10 @@ pub struct Options {
     pub cancel_grants: CancelGrants,
     /// Who writes the Client's side.
     pub client: ClientSide,
+    /// After the log, reconnect and load every root (v1 `session/load`, v2
+    /// `session/resume` with replay): history before the response, current states and
+    /// grants after it (the freshness boundary). Synthesized Client only.
+    pub reconnect: bool,
 }
 
 impl Default for Options {
@@ -110,6 +118,7 @@ impl Default for Options {
             prompt_response: PromptResponse::AtRootSettlement,
             cancel_grants: CancelGrants::Children,
             client: ClientSide::Synthesized,
+            reconnect: false,
         }
     }
 }
@@ -237,7 +246,7 @@ impl Projector {
             };
             (
                 json!({"protocolVersion": 1, "clientCapabilities": caps}),
-                json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": false}, "authMethods": []}),
+                json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": self.options.reconnect}, "authMethods": []}),
             )
         };
         vec![
@@ -904,98 +913,4 @@ fn first_user_text(s: &Session, ordinal: u32) -> Option<String> {
         .iter()
         .find(|m| m.turn == ordinal && m.role == Role::User)
         .map(|m| m.text.to_text())
-}
-
-/// A trace of any format in, an `acp` trace out: the engine and a [`Projector`]
-/// together, one line at a time (what `lineage convert` runs).
-///
-/// ```
-/// use lineage_core::acp::project::{Converter, Options};
-/// let mut c = Converter::new(Default::default(), Options::default());
-/// let mut out = c.header();
-/// for line in [
-///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
-///     r#"{"event":{"type":"user_submitted","session":"R","text":"go"}}"#,
-/// ] {
-///     out.push_str(&c.push_line(line).unwrap());
-/// }
-/// let (tail, replay) = c.finish().unwrap();
-/// out.push_str(&tail);
-/// assert!(out.starts_with(r#"{"lineage":"trace","format":"acp","version":1,"protocolVersion":1}"#));
-/// assert!(out.contains(r#""method":"session/prompt""#));
-/// assert!(replay.findings.is_empty());
-/// ```
-#[derive(Debug, Clone)]
-pub struct Converter {
-    engine: crate::engine::Engine,
-    projector: Projector,
-    version: Version,
-    started: bool,
-}
-
-impl Converter {
-    /// A converter reading with `engine` options and projecting with `options`.
-    pub fn new(engine: crate::engine::Options, options: Options) -> Self {
-        Self {
-            engine: crate::engine::Engine::new(engine),
-            projector: Projector::new(options),
-            version: options.version,
-            started: false,
-        }
-    }
-
-    /// The output's header line.
-    pub fn header(&self) -> String {
-        let version = if self.version == Version::V2 { 2 } else { 1 };
-        format!(
-            "{{\"lineage\":\"trace\",\"format\":\"acp\",\"version\":1,\"protocolVersion\":{version}}}\n"
-        )
-    }
-
-    /// One input line (bytes, as read); returns the output records it caused.
-    pub fn push_bytes(&mut self, line: &[u8]) -> Result<String, crate::engine::EngineError> {
-        let out = self.engine.push_bytes(line)?;
-        Ok(self.records(&out.changes))
-    }
-
-    /// One input line of text; returns the output records it caused.
-    pub fn push_line(&mut self, line: &str) -> Result<String, crate::engine::EngineError> {
-        self.push_bytes(line.as_bytes())
-    }
-
-    fn records(&mut self, changes: &[Change]) -> String {
-        let mut messages = if self.started {
-            Vec::new()
-        } else {
-            self.started = true;
-            self.projector.start()
-        };
-        messages.extend(self.projector.project(self.engine.snapshot(), changes));
-        self.write(messages)
-    }
-
-    fn write(&self, messages: Vec<AcpMessage>) -> String {
-        let at = self.engine.latest_time();
-        let mut text = String::new();
-        for m in messages {
-            text.push_str("{\"from\":\"");
-            text.push_str(m.from.as_str());
-            text.push_str("\",\"message\":");
-            text.push_str(&m.message.to_string());
-            if let Some(at) = at {
-                text.push_str(&format!(",\"at\":{at}"));
-            }
-            text.push_str("}\n");
-        }
-        text
-    }
-
-    /// The end of the input: the last records (children still at work report
-    /// `unknown`) and the input's replay (its findings).
-    pub fn finish(mut self) -> Result<(String, crate::engine::Replay), crate::engine::EngineError> {
-        let mut tail = self.records(&[]);
-        let last = self.projector.finish(self.engine.snapshot());
-        tail.push_str(&self.write(last));
-        Ok((tail, self.engine.finish()?))
-    }
 }
