@@ -41,13 +41,23 @@ fn corpus_files() -> Vec<PathBuf> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
+            } else if path.extension().is_some_and(|x| x == "jsonl") && readable(&path) {
                 files.push(path);
             }
         }
     }
     files.sort();
     files
+}
+
+/// Every corpus trace, and of the native captures the ones lineage reads today (raw
+/// stream-json); Codex rollouts and Claude Code transcripts await their readers.
+fn readable(path: &std::path::Path) -> bool {
+    let native = path.components().any(|c| c.as_os_str() == "real-native");
+    !native
+        || path
+            .file_name()
+            .is_some_and(|n| n == "both.jsonl" || n == "stdout.jsonl")
 }
 
 fn json(out: &Output) -> Value {
