@@ -311,7 +311,9 @@ impl Projector {
                 request,
                 status,
             } => self.interaction(snapshot, turn, request.as_str(), *status, out),
-            Change::CancelPrepared { operation, .. } => self.cancel(snapshot, operation, out),
+            Change::CancelPrepared { operation, targets } => {
+                self.cancel(snapshot, operation, targets, out);
+            }
             Change::SessionDeleted { session } => {
                 // Deleting closes the session: the Client answers its pending requests
                 // `cancelled`, as on close.
@@ -473,13 +475,7 @@ impl Projector {
         outcome: Outcome,
         out: &mut Vec<AcpMessage>,
     ) {
-        let state = match outcome {
-            Outcome::Completed => m::state("idle", Some("end_turn")),
-            Outcome::Canceled => m::state("idle", Some("cancelled")),
-            Outcome::Failed => m::state("idle", None),
-            Outcome::Interrupted => m::state("unknown", None),
-        };
-        self.report_state(snapshot, turn.session(), state, out);
+        self.report_state(snapshot, turn.session(), settled_state(outcome), out);
         self.answer_prompt(turn, outcome, out);
         // Requests of the settled turn that are still open no longer apply.
         let open: Vec<(TurnId, String)> = self
@@ -716,8 +712,15 @@ impl Projector {
     }
 
     /// A cancel: the Client's `session/cancel` of the root (or of a granted child),
-    /// then its `cancelled` answers to the pending requests of the work it covers.
-    fn cancel(&mut self, snapshot: &Snapshot, operation: &TurnId, out: &mut Vec<AcpMessage>) {
+    /// then its `cancelled` answers to the pending requests of the work it covers (the
+    /// turns the reducer recorded as the cancel's targets).
+    fn cancel(
+        &mut self,
+        snapshot: &Snapshot,
+        operation: &TurnId,
+        targets: &[TurnId],
+        out: &mut Vec<AcpMessage>,
+    ) {
         let session = operation.session();
         let child = is_child(snapshot, session);
         if child
@@ -732,9 +735,9 @@ impl Projector {
         );
         let covered: Vec<(TurnId, String)> = self
             .asked
-            .iter()
-            .filter(|(_, a)| a.session == *session || is_under(snapshot, &a.session, session))
-            .map(|(k, _)| k.clone())
+            .keys()
+            .filter(|(turn, _)| targets.contains(turn))
+            .cloned()
             .collect();
         for key in covered {
             self.withdraw(&key, out);
@@ -889,22 +892,16 @@ fn parent_of(snapshot: &Snapshot, session: &SessionId) -> Option<SessionId> {
         .map(|r| r.parent_session.clone())
 }
 
-/// Is `session` a descendant of `ancestor`? (A walk up the creator relations, bounded by
-/// the number of sessions.)
-fn is_under(snapshot: &Snapshot, session: &SessionId, ancestor: &SessionId) -> bool {
-    let mut current = parent_of(snapshot, session);
-    let mut steps = snapshot.session_count();
-    while let Some(p) = current {
-        if p == *ancestor {
-            return true;
-        }
-        if steps == 0 {
-            return false;
-        }
-        steps -= 1;
-        current = parent_of(snapshot, &p);
+/// The work state a turn settled with reports: `idle` with `end_turn` (completed) or
+/// `cancelled` (canceled, confirmed), `idle` without a reason (failed), `unknown`
+/// (interrupted without confirmation: its activity is no longer observable).
+fn settled_state(outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Completed => m::state("idle", Some("end_turn")),
+        Outcome::Canceled => m::state("idle", Some("cancelled")),
+        Outcome::Failed => m::state("idle", None),
+        Outcome::Interrupted => m::state("unknown", None),
     }
-    false
 }
 
 /// The text of the first user message of turn `ordinal` (the prompt).

@@ -12,9 +12,9 @@
 use serde_json::json;
 
 use super::messages as m;
-use super::{AcpMessage, CancelGrants, Projector, Version, agent, client};
+use super::{AcpMessage, CancelGrants, Projector, Version, agent, client, settled_state};
 use crate::SessionId;
-use crate::tree::{Outcome, Phase, Snapshot};
+use crate::tree::{Phase, Snapshot};
 
 impl Projector {
     /// A reconnection after the log: `initialize`, then for each root a load (v1
@@ -88,10 +88,7 @@ impl Projector {
             return;
         };
         let state = match (turn.phase, turn.outcome) {
-            (_, Some(Outcome::Completed)) => m::state("idle", Some("end_turn")),
-            (_, Some(Outcome::Canceled)) => m::state("idle", Some("cancelled")),
-            (_, Some(Outcome::Failed)) => m::state("idle", None),
-            (_, Some(Outcome::Interrupted)) => m::state("unknown", None),
+            (_, Some(outcome)) => settled_state(outcome),
             (Phase::Submitted, None) => return,
             // The log ended with it at work: observation is lost.
             (_, None) => m::state("unknown", None),
