@@ -83,15 +83,9 @@ fn to_canonical(args: &ConvertArgs) -> Result<(String, bool), String> {
 
 /// The input's findings, located, on standard error.
 fn report(args: &ConvertArgs, findings: &[lineage_core::finding::Finding]) {
+    let path = args.trace.display().to_string();
     for f in findings {
-        terminal::warn(&format!(
-            "{}:{}: {}[{}]: {}",
-            args.trace.display(),
-            f.line,
-            f.severity,
-            f.rule,
-            f.message
-        ));
+        terminal::warn_finding(&path, f);
     }
 }
 

@@ -28,26 +28,19 @@ enum Dir {
 
 /// The `from` of each direction in `format`.
 fn side(format: Format, dir: Dir) -> &'static str {
-    match (format, dir) {
-        (Format::Acp, Dir::ToProgram) | (Format::CodexAppServer, Dir::ToProgram) => "client",
-        (Format::Acp, Dir::FromProgram) => "agent",
-        (Format::CodexAppServer, Dir::FromProgram) => "server",
-        (Format::ClaudeSdk, Dir::ToProgram) => "host",
-        (Format::ClaudeSdk, Dir::FromProgram) | (Format::Canonical, _) => "cli",
+    let [program, peer] = format.sides().unwrap_or(["agent", "client"]);
+    match dir {
+        Dir::ToProgram => peer,
+        Dir::FromProgram => program,
     }
 }
 
-/// The format a first line says: JSON-RPC 2.0 is ACP, JSON-RPC without the version
-/// member is the Codex app-server, an object with a `type` is Claude stream-json.
+/// The format a first line tells, as the engine's detection reads it (an object with
+/// any other `type` is taken for Claude stream-json: a program's first line may be its
+/// own kind of event).
 fn detect(line: &[u8]) -> Option<Format> {
     let value: Value = serde_json::from_slice(line).ok()?;
-    if value.get("jsonrpc").is_some() {
-        Some(Format::Acp)
-    } else if value.get("method").is_some() || value.get("id").is_some() {
-        Some(Format::CodexAppServer)
-    } else {
-        value.get("type").map(|_| Format::ClaudeSdk)
-    }
+    Engine::message_format(&value).or_else(|| value.get("type").map(|_| Format::ClaudeSdk))
 }
 
 fn now_ms() -> u64 {
@@ -294,10 +287,7 @@ impl Writer {
     }
 
     fn warn(&self, f: &lineage_core::finding::Finding) {
-        terminal::warn(&format!(
-            "{}:{}: {}[{}]: {}",
-            self.path, f.line, f.severity, f.rule, f.message
-        ));
+        terminal::warn_finding(&self.path, f);
     }
 
     fn check_line(&mut self, line: &str) {

@@ -64,12 +64,9 @@ fn show(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Exit
         OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {
-            let path = args.trace.display();
+            let path = args.trace.display().to_string();
             for f in &replay.findings {
-                terminal::warn(&format!(
-                    "{path}:{}: {}[{}]: {}",
-                    f.line, f.severity, f.rule, f.message
-                ));
+                terminal::warn_finding(&path, f);
             }
             render::mermaid(replay)
         }

@@ -54,6 +54,15 @@ pub(crate) fn warn(line: &str) {
     let _ = writeln!(stderr, "{}", escape_controls(line, &[]));
 }
 
+/// Writes one finding of the trace at `path` to standard error, located
+/// (`path:line: severity[rule]: message`).
+pub(crate) fn warn_finding(path: &str, f: &lineage_core::finding::Finding) {
+    warn(&format!(
+        "{path}:{}: {}[{}]: {}",
+        f.line, f.severity, f.rule, f.message
+    ));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

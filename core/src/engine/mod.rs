@@ -201,6 +201,19 @@ impl Engine {
         self.line
     }
 
+    /// The format an unenveloped message (a line as a program wrote it, without
+    /// lineage's `from` envelope) tells by its shape, as detection reads it.
+    ///
+    /// ```
+    /// use lineage_core::engine::Engine;
+    /// use lineage_core::trace::Format;
+    /// let m = serde_json::json!({"jsonrpc":"2.0","id":0,"method":"session/new","params":{}});
+    /// assert_eq!(Engine::message_format(&m), Some(Format::Acp));
+    /// ```
+    pub fn message_format(message: &Value) -> Option<Format> {
+        raw::format_of(message)
+    }
+
     /// The latest time the records' clock reached (`at`, ms), if any record had one.
     pub fn latest_time(&self) -> Option<Millis> {
         self.clock.latest()

@@ -84,22 +84,13 @@ impl ProviderRecord {
     }
 }
 
-/// The two sides of a provider format.
-fn sides(format: Format) -> [&'static str; 2] {
-    match format {
-        Format::ClaudeSdk => ["cli", "host"],
-        Format::Acp => ["client", "agent"],
-        Format::CodexAppServer | Format::Canonical => ["server", "client"],
-    }
-}
-
 /// Parses one provider record line, checking `from` against the format's two sides.
 /// The note says what a very deeply nested record did not keep.
 pub(crate) fn parse_record(
     line: &str,
     format: Format,
 ) -> Result<(ProviderRecord, Option<String>), RecordError> {
-    let sides = sides(format);
+    let sides = format.sides().unwrap_or(["server", "client"]);
     // One pass: straight into the record (no intermediate `Value` copy of the message).
     let (record, note) = crate::trace::parse_line::<ProviderRecord>(line, format)?;
     if !sides.contains(&record.from.as_str()) {

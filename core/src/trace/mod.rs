@@ -50,6 +50,17 @@ impl Format {
             Format::Canonical => "canonical",
         }
     }
+
+    /// The `from` of each side of a provider format: `[the program's, its peer's]`
+    /// (`cli`/`host`, `server`/`client`, `agent`/`client`); canonical records have none.
+    pub fn sides(self) -> Option<[&'static str; 2]> {
+        match self {
+            Format::ClaudeSdk => Some(["cli", "host"]),
+            Format::CodexAppServer => Some(["server", "client"]),
+            Format::Acp => Some(["agent", "client"]),
+            Format::Canonical => None,
+        }
+    }
 }
 
 impl fmt::Display for Format {
