@@ -2,17 +2,12 @@
 //! traces: exit codes, every report format, directory walking, located findings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::lineage;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
 
 fn corpus(rel: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -3,31 +3,13 @@
 //! cut in every format.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::{lineage, lineage_with_stdin};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
-
-fn lineage_with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the lineage binary runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn traces() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces")

@@ -9,30 +9,12 @@
     clippy::panic
 )]
 
-use std::io::Write;
+mod common;
+use common::{lineage, lineage_with_stdin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
-
-fn lineage_with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the lineage binary runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {

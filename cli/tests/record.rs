@@ -11,6 +11,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+mod common;
+use common::lineage_with_stdin;
+
 fn dir() -> PathBuf {
     let d = std::env::temp_dir().join(format!("lineage-record-tests-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -46,20 +49,7 @@ const INPUT: &str = concat!(
 );
 
 fn run(args: &[&str], input: &str) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    lineage_with_stdin(args, input.as_bytes())
 }
 
 #[test]

@@ -1,15 +1,9 @@
 //! End-to-end tests of `lineage replay`: exit codes, formats, `--at`, located findings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::lineage;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
 
 fn write_trace(name: &str, body: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lineage-cli-tests-{}", std::process::id()));

@@ -11,17 +11,11 @@
 //! with format assertions on, so `artifactLocation.uri` must be a real URI reference.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::lineage;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
 
 fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(include_str!("data/sarif-schema-2.1.0.json")).unwrap();

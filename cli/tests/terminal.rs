@@ -3,15 +3,9 @@
 //! (`replay` tree, `check` human and github, messages on standard error).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::lineage;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn lineage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .output()
-        .expect("the lineage binary runs")
-}
 
 /// JSON escapes, so the file itself holds no control character.
 const HOSTILE: &str = concat!(

@@ -49,6 +49,24 @@ fn check(text: &str) -> Replay {
     engine.finish().unwrap()
 }
 
+/// Every warning and error of `checked`, located, for a failure message.
+fn loud(checked: &Replay, path: &std::path::Path, mode: &str) -> Vec<String> {
+    checked
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .map(|f| {
+            format!(
+                "{} ({mode}): {}:{} {}",
+                path.display(),
+                f.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect()
+}
+
 const MODES: [(&str, Options); 4] = [
     (
         "v1",
@@ -106,19 +124,7 @@ fn every_projected_corpus_trace_passes_check_without_error_or_warning() {
             let (acp, _) = convert(&text, options);
             let checked_replay = check(&acp);
             checked += 1;
-            for f in checked_replay
-                .findings
-                .iter()
-                .filter(|f| f.severity >= Severity::Warning)
-            {
-                failures.push(format!(
-                    "{} ({mode}): {}:{} {}",
-                    path.display(),
-                    f.line,
-                    f.rule,
-                    f.message
-                ));
-            }
+            failures.extend(loud(&checked_replay, &path, mode));
         }
     }
     assert!(checked >= 200, "{checked}");
@@ -447,19 +453,7 @@ fn a_projected_reconnection_restores_parents_states_and_grants_after_the_respons
             let (acp, replay) = convert(&text, options);
             assert!(acp.contains(r#""event":"connected""#));
             let checked = check(&acp);
-            for f in checked
-                .findings
-                .iter()
-                .filter(|f| f.severity >= Severity::Warning)
-            {
-                failures.push(format!(
-                    "{} ({mode}): {}:{} {}",
-                    path.display(),
-                    f.line,
-                    f.rule,
-                    f.message
-                ));
-            }
+            failures.extend(loud(&checked, &path, mode));
             let snapshot = replay.snapshot().unwrap();
             let view = checked.view().unwrap();
             for s in snapshot

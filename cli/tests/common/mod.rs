@@ -1,0 +1,27 @@
+//! Helpers the CLI's end-to-end tests share: run the `lineage` binary.
+// Each test crate uses the helpers it needs; the others are unused there.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// `lineage ARGS…`, its output collected.
+pub fn lineage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .output()
+        .expect("the lineage binary runs")
+}
+
+/// `lineage ARGS…` with `input` on its standard input.
+pub fn lineage_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the lineage binary runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
