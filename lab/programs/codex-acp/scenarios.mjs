@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { AcpClient, gate, sleep } from "../../lib/acp-client.mjs";
 import { startModel } from "../../lib/model.mjs";
+import { codexConfig as config, outputs, spawnedIds, taskMarker as taskOf } from "../../lib/codex.mjs";
 
 export const program = { name: "codex-acp", package: "@agentclientprotocol/codex-acp", format: "acp" };
 
@@ -18,30 +19,6 @@ const escalated = {
   name: "exec_command",
   input: { cmd: "echo approved", sandbox_permissions: "require_escalated", justification: "needs to run outside the sandbox" },
 };
-
-/** The `[task:X]` marker of a child's own task (its first user message), or null. */
-function taskOf(req) {
-  for (const item of req.body.input ?? []) {
-    if (item.role !== "user") continue;
-    const m = /\[task:(\w+)\]/.exec(JSON.stringify(item.content ?? ""));
-    if (m) return m[1];
-  }
-  return null;
-}
-
-/** The function call outputs this request carries. */
-const outputs = (req) => (req.body.input ?? []).filter((i) => i.type === "function_call_output");
-
-/** The agent ids the spawn calls returned, in order (`{"agent_id": …}`). */
-function spawnedIds(req) {
-  const ids = [];
-  for (const o of outputs(req)) {
-    const text = typeof o.output === "string" ? o.output : JSON.stringify(o.output ?? "");
-    const m = /"agent_id"\s*:\s*"([^"]+)"/.exec(text);
-    if (m) ids.push(m[1]);
-  }
-  return ids;
-}
 
 /** A root that spawns each task in turn and waits for it (at most `waitMs`), then answers.
  *  Codex's wait_agent does not return when a child's turn is interrupted (it waits for the
@@ -55,27 +32,6 @@ function sequentialRoot(tasks, waitMs = 120_000) {
     const ids = spawnedIds(req);
     return { calls: [wait([ids[ids.length - 1]], waitMs)] };
   };
-}
-
-function config({ url, approval = "never", sandbox = "read-only", maxDepth }) {
-  return [
-    'model = "mock-model"',
-    'model_provider = "mock"',
-    `approval_policy = "${approval}"`,
-    `sandbox_mode = "${sandbox}"`,
-    "check_for_update_on_startup = false",
-    "[model_providers.mock]",
-    'name = "Mock"',
-    `base_url = "${url}/v1"`,
-    'env_key = "MOCK_API_KEY"',
-    'wire_api = "responses"',
-    "request_max_retries = 0",
-    "stream_max_retries = 0",
-    "[analytics]",
-    "enabled = false",
-    ...(maxDepth ? ["[agents]", `max_depth = ${maxDepth}`] : []),
-    "",
-  ].join("\n");
 }
 
 /**

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { startModel } from "../../lib/model.mjs";
 import { spawnPeer } from "../../lib/peer.mjs";
+import { codexConfig as config, outputs, spawnedIds, taskMarker } from "../../lib/codex.mjs";
 
 export const program = { name: "codex", package: "@openai/codex", format: "codex-app-server" };
 
@@ -39,51 +40,7 @@ function gate() {
 function taskOf(req) {
   const agent = req.meta.agent_name ?? "";
   if (agent.startsWith("/root/")) return agent.split("/").pop();
-  for (const item of req.body.input ?? []) {
-    if (item.role !== "user") continue;
-    const text = JSON.stringify(item.content ?? "");
-    const m = /\[task:(\w+)\]/.exec(text);
-    if (m) return m[1];
-  }
-  return null;
-}
-
-/** The function call outputs this request carries (what the agent's tools answered so far). */
-function outputs(req) {
-  return (req.body.input ?? []).filter((i) => i.type === "function_call_output");
-}
-
-/** The agent ids the spawn calls returned, in order (v1 answers `{"agent_id": …}`). */
-function spawnedIds(req) {
-  const ids = [];
-  for (const o of outputs(req)) {
-    const text = typeof o.output === "string" ? o.output : JSON.stringify(o.output ?? "");
-    const m = /"agent_id"\s*:\s*"([^"]+)"/.exec(text);
-    if (m) ids.push(m[1]);
-  }
-  return ids;
-}
-
-function config({ url, approval = "never", sandbox = "read-only", v2 = false, maxDepth }) {
-  return [
-    'model = "mock-model"',
-    'model_provider = "mock"',
-    `approval_policy = "${approval}"`,
-    `sandbox_mode = "${sandbox}"`,
-    "check_for_update_on_startup = false",
-    "[model_providers.mock]",
-    'name = "Mock"',
-    `base_url = "${url}/v1"`,
-    'env_key = "MOCK_API_KEY"',
-    'wire_api = "responses"',
-    "request_max_retries = 0",
-    "stream_max_retries = 0",
-    "[analytics]",
-    "enabled = false",
-    ...(v2 ? ["[features]", "multi_agent_v2 = true"] : []),
-    ...(maxDepth ? ["[agents]", `max_depth = ${maxDepth}`] : []),
-    "",
-  ].join("\n");
+  return taskMarker(req);
 }
 
 /**
