@@ -32,12 +32,12 @@ printf 'agent done\n' >&2
 exit 3
 "#;
 
-fn agent() -> PathBuf {
-    let path = dir().join("agent.sh");
+/// Writes the agent script for one test. It is run as `sh FILE`, never executed itself:
+/// executing a file this process just wrote races with other test threads' forks, which
+/// hold the write descriptor until their exec (`ETXTBSY`, "Text file busy").
+fn agent(test: &str) -> PathBuf {
+    let path = dir().join(format!("{test}-agent.sh"));
     std::fs::write(&path, AGENT).unwrap();
-    let mut perms = std::fs::metadata(&path).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&path, perms).unwrap();
     path
 }
 
@@ -54,10 +54,12 @@ fn run(args: &[&str], input: &str) -> std::process::Output {
 
 #[test]
 fn both_directions_pass_unchanged_and_every_line_is_a_record() {
-    let agent = agent();
+    let agent = agent("both");
     let trace = dir().join("both.jsonl");
-    let direct = Command::new(&agent)
+    let direct = Command::new("sh")
+        .arg(&agent)
         .stdin(Stdio::piped())
+        .stderr(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
         .map(|mut c| {
@@ -71,6 +73,7 @@ fn both_directions_pass_unchanged_and_every_line_is_a_record() {
             "-o",
             trace.to_str().unwrap(),
             "--",
+            "sh",
             agent.to_str().unwrap(),
         ],
         INPUT,
@@ -125,7 +128,7 @@ fn both_directions_pass_unchanged_and_every_line_is_a_record() {
 
 #[test]
 fn check_reports_findings_as_they_arrive_and_bad_lines_are_kept() {
-    let agent = agent();
+    let agent = agent("check");
     let trace = dir().join("check.jsonl");
     let input = format!("{INPUT}not json\n");
     let out = run(
@@ -135,6 +138,7 @@ fn check_reports_findings_as_they_arrive_and_bad_lines_are_kept() {
             "-o",
             trace.to_str().unwrap(),
             "--",
+            "sh",
             agent.to_str().unwrap(),
         ],
         &input,
