@@ -58,6 +58,7 @@ fn heading(layer: Layer) -> &'static str {
         Layer::Trace => "Trace reader (every format)",
         Layer::Reducer => "Canonical reducer (Provider-Native Subagents)",
         Layer::Codex | Layer::Claude | Layer::Providers => "Provider adapters",
+        Layer::Native => "Native sources (Codex rollouts, Claude Code transcripts)",
     }
 }
 

@@ -46,6 +46,7 @@ pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod ids;
+pub mod native;
 mod output;
 pub mod providers;
 pub mod render;

@@ -51,13 +51,15 @@ pub enum Layer {
     Claude,
     /// Both provider adapters.
     Providers,
+    /// The readers of native sources (Codex rollouts, Claude Code transcripts).
+    Native,
     /// An ACP conformance rule of the Subagent Sessions RFD, holding this party to
     /// account.
     Acp(Party),
 }
 
 impl Layer {
-    /// A short name: `trace`, `reducer`, `codex`, `claude`, `providers`, `acp-agent`,
+    /// A short name: `trace`, `reducer`, `codex`, `claude`, `providers`, `native`, `acp-agent`,
     /// `acp-client`, `acp`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -66,6 +68,7 @@ impl Layer {
             Layer::Codex => "codex",
             Layer::Claude => "claude",
             Layer::Providers => "providers",
+            Layer::Native => "native",
             Layer::Acp(Party::Agent) => "acp-agent",
             Layer::Acp(Party::Client) => "acp-client",
             Layer::Acp(Party::Both) => "acp",
@@ -182,6 +185,12 @@ codes! {
     StaleContinuation = "stale-continuation", Note, Claude;
     CancelFallout = "cancel-fallout", Note, Claude;
     HostSideMissing = "host-side-missing", Note, Claude;
+    // Native source readers.
+    NativeFileUnrelated = "native-file-unrelated", Warning, Native;
+    NativeParentMissing = "native-parent-missing", Warning, Native;
+    NativeSubagentMissing = "native-subagent-missing", Warning, Native;
+    NativeRecordSkipped = "native-record-skipped", Note, Native;
+    NativeSourceLimits = "native-source-limits", Note, Native;
     // ACP conformance rules (Subagent Sessions RFD), Agent side.
     SubagentsNotNegotiated = "subagents-not-negotiated", Error, Acp(Party::Agent);
     TrafficBeforeAnnounce = "traffic-before-announce", Error, Acp(Party::Agent);

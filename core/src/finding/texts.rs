@@ -1242,6 +1242,85 @@ pub(super) const ENTRIES: &[Entry] = &[
             "Fix: capture both pipes (`lineage record -- claude -p --input-format stream-json --output-format stream-json --verbose`), or replay the session's transcript.",
         ),
     },
+    // ---------------------------------------------------------------- native sources
+    Entry {
+        id: "native-file-unrelated",
+        summary: "a file in a native source folder that is not a Codex rollout or a Claude Code transcript",
+        definition: concat!(
+            "Native source reader, warning, at line 1 of the file. A folder given as one native source (a Codex `sessions` folder, ",
+            "a Claude Code project or session folder) holds a file whose first record tells no native kind (or that is empty): it is ",
+            "not read, and the rest of the source is. A file that is a trace lineage reads line by line belongs in its own argument.",
+        ),
+        source: "lineage, native sources",
+        quote: "",
+        example: concat!(
+            "sessions/2026/12/01/notes.jsonl: {\"todo\":\"ship it\"}  <- warning\n",
+            "Fix: keep only the program's own files in the folder, or replay the file on its own.",
+        ),
+    },
+    Entry {
+        id: "native-parent-missing",
+        summary: "a subagent's file names a parent session whose file is not in the source",
+        definition: concat!(
+            "Native source reader, warning, at the record that names the parent. A Codex child rollout's `session_meta` names a ",
+            "`parent_thread_id`, or a Claude Code subagent transcript belongs to a session, whose own file the source does not hold. ",
+            "A child never gets a guessed parent: the file is not attached to any tree, and the rest of the source is read.",
+        ),
+        source: "Provider-Native Subagents, *Session Tree*",
+        quote: "A child session has exactly one parent, fixed when it is created.",
+        example: concat!(
+            r#"{"timestamp":"2026-12-01T15:01:26.737Z","type":"session_meta","payload":{"id":"T2","parent_thread_id":"T1","source":{"subagent":{"thread_spawn":{"parent_thread_id":"T1","depth":1}}}}}  <- warning (no rollout of T1)"#,
+            "\n",
+            "Fix: give the folder that holds both rollouts (a date folder or the whole `sessions` folder).",
+        ),
+    },
+    Entry {
+        id: "native-subagent-missing",
+        summary: "a transcript launches a subagent whose own transcript file is not in the source",
+        definition: concat!(
+            "Native source reader, warning, at the launching record. A Claude Code session's `Agent` (or `Task`) launch names a ",
+            "subagent whose `subagents/agent-<id>.jsonl` (or flat `agent-<id>.jsonl`) file is missing. The child is still created ",
+            "from the launch and its result in the parent; its own messages are unknown and are not invented.",
+        ),
+        source: "lineage, native sources",
+        quote: "",
+        example: concat!(
+            "<session>.jsonl: a tool_result whose toolUseResult names agentId a40d40834e259eae3, and no subagents/agent-a40d40834e259eae3.jsonl  <- warning\n",
+            "Fix: give the whole session folder (`<session>.jsonl` with its `<session>/` folder).",
+        ),
+    },
+    Entry {
+        id: "native-record-skipped",
+        summary: "records of kinds the native reader does not know were skipped",
+        definition: concat!(
+            "Native source reader, note, at the first such record of the file. Codex rollouts and Claude Code transcripts gain new ",
+            "record kinds with new versions; kinds that carry no session-tree fact (token counts, settings, attachments) are skipped ",
+            "silently, unknown kinds are skipped and counted here once per file, with their names.",
+        ),
+        source: "lineage, native sources",
+        quote: "",
+        example: concat!(
+            r#"{"timestamp":"2026-12-01T15:01:26.645Z","type":"galaxy_state","payload":{}}  <- note (1 record of kind `galaxy_state` skipped)"#,
+            "\n",
+            "Fix: none needed; report the kind if it holds subagent facts.",
+        ),
+    },
+    Entry {
+        id: "native-source-limits",
+        summary: "what this native source does not hold, so the tree does not show it",
+        definition: concat!(
+            "Native source reader, note, at line 1 of the root file, once per tree. Codex rollouts do not persist approvals, ",
+            "questions or the client's interrupt requests: no interaction appears, and a turn the user interrupted is read from its ",
+            "`turn_aborted` record. Nothing the file does not say is invented.",
+        ),
+        source: "lineage, native sources",
+        quote: "",
+        example: concat!(
+            r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}  <- note"#,
+            "\n",
+            "Fix: for interactions, record the app-server's stdio (`lineage record -- codex app-server`).",
+        ),
+    },
     Entry {
         id: "cancel-fallout",
         summary: "a child terminal that arrives after its cancel closed the child is dropped",

@@ -1,0 +1,268 @@
+//! Native sources: the files the programs themselves keep on disk, read without lineage's
+//! envelope or a header. A Codex `sessions` folder of rollout files, a Claude Code
+//! project folder of transcripts: many files make one source, and one source may hold
+//! several session trees (one per root).
+//!
+//! Owns: telling a native file's kind from its first record ([`kind_of`]); grouping the
+//! files of a source into one [`Stream`] per root (children found by the links their own
+//! records carry); translating each native record into the provider records the
+//! adapters already read (a rollout becomes Codex app-server notifications, a transcript
+//! Claude stream-json messages), in one order across files; and mapping every finding
+//! back to the file and line it concerns ([`Place`]).
+//! Never: reads a file (the caller hands in each file's path and text), invents what a
+//! source does not hold (approvals are not in rollouts: a note says so), or drops a line
+//! silently: a line that is not a record of its file's kind is a finding at that line.
+//!
+//! ```
+//! use lineage_core::native::{self, File};
+//!
+//! let root = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}
+//! {"timestamp":"2026-12-01T15:01:26.611Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}
+//! {"timestamp":"2026-12-01T15:01:26.700Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"T1","turn_id":"u1","item":{"type":"UserMessage","id":"m1","content":[{"type":"text","text":"hi"}]}}}
+//! {"timestamp":"2026-12-01T15:01:26.910Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"u1"}}
+//! "#;
+//! let source = native::read(&[File::new("rollout-T1.jsonl", root)]);
+//! let replayed = native::replay(&source, 0, native::Options::default()).unwrap();
+//! let tree = replayed.replay.snapshot().unwrap();
+//! assert_eq!(tree.session(&"T1".into()).unwrap().turns.len(), 1);
+//! ```
+
+mod codex;
+mod merge;
+mod time;
+
+use serde_json::Value;
+
+use crate::engine::{Engine, EngineError, Options as EngineOptions, Replay};
+use crate::finding::{Code, Finding};
+use crate::providers::ProviderRecord;
+use crate::trace::Format;
+
+pub use time::parse_timestamp;
+
+/// One file of a native source: its path (as the caller names it; the reader looks at
+/// the file name and its folder) and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// The path, `/`-separated or as the platform writes it.
+    pub path: String,
+    /// The whole text of the file.
+    pub text: String,
+}
+
+impl File {
+    /// A file named `path` holding `text`.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    /// The last component of the path.
+    pub fn name(&self) -> &str {
+        self.path
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(self.path.as_str())
+    }
+}
+
+/// What kind of native file a file is, told from its first record (and its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// A Codex rollout (`rollout-*.jsonl`: `{"timestamp","type","payload"}` records,
+    /// the first a `session_meta`).
+    CodexRollout,
+    /// A Claude Code transcript (`<session>.jsonl` or `agent-<id>.jsonl`: records with
+    /// `type`, `uuid`, `sessionId`).
+    ClaudeTranscript,
+    /// A Claude Code subagent's `agent-<id>.meta.json`.
+    ClaudeMeta,
+}
+
+impl Kind {
+    /// The format of the provider records this kind is translated into.
+    pub fn format(self) -> Format {
+        match self {
+            Kind::CodexRollout => Format::CodexAppServer,
+            Kind::ClaudeTranscript | Kind::ClaudeMeta => Format::ClaudeSdk,
+        }
+    }
+}
+
+/// The kind of a native file, from its name and its first non-blank line; `None` for a
+/// trace lineage reads line by line (enveloped or not) or an unrelated file.
+pub fn kind_of(name: &str, first_line: &str) -> Option<Kind> {
+    if name.ends_with(".meta.json") {
+        return Some(Kind::ClaudeMeta);
+    }
+    let value: Value =
+        crate::trace::json::parse(crate::trace::strip_bom(first_line.trim())).ok()?.value;
+    let obj = value.as_object()?;
+    if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type")
+    {
+        return Some(Kind::CodexRollout);
+    }
+    let claude = obj.contains_key("sessionId")
+        && (obj.contains_key("uuid") || obj.contains_key("leafUuid"))
+        || obj.get("type").and_then(Value::as_str) == Some("summary")
+            && obj.contains_key("leafUuid");
+    claude.then_some(Kind::ClaudeTranscript)
+}
+
+/// Where an input came from: the file (an index into [`Source::files`]) and its
+/// physical, 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    /// Index into [`Source::files`].
+    pub file: usize,
+    /// Physical, 1-based line of that file.
+    pub line: usize,
+}
+
+/// A finding located in a file of the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The file (index into [`Source::files`]).
+    pub file: usize,
+    /// The finding, its `line` the file's physical line.
+    pub finding: Finding,
+}
+
+/// One session tree's inputs, in the order they apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stream {
+    /// The format of the records.
+    pub format: Format,
+    /// The root session's id (the root thread, the root transcript's session).
+    pub root: String,
+    /// The files this tree was read from (indices into [`Source::files`]), root first.
+    pub files: Vec<usize>,
+    /// The provider records, each with the line it was read from.
+    pub records: Vec<(Place, ProviderRecord)>,
+    /// What the reader itself found: lines that are not records, links to files the
+    /// source does not hold, what the source cannot say.
+    pub findings: Vec<Located>,
+}
+
+/// A native source, read: its files and one stream per session tree.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Source {
+    /// The path of each file, as handed in.
+    pub files: Vec<String>,
+    /// One stream per root, in the order of their root files.
+    pub streams: Vec<Stream>,
+    /// Findings about files that belong to no stream (unrelated files, children whose
+    /// root is not in the source).
+    pub findings: Vec<Located>,
+}
+
+/// Reads a native source: files of any native kind (a Codex sessions folder, a Claude
+/// Code project folder, a mix), grouped into one stream per root. Files of no native
+/// kind are reported (`native-file-unrelated`) and otherwise skipped.
+pub fn read(files: &[File]) -> Source {
+    let mut source = Source {
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        ..Source::default()
+    };
+    let mut rollouts = Vec::new();
+    let mut claude = Vec::new();
+    for (index, file) in files.iter().enumerate() {
+        let first = file.text.lines().find(|l| !l.trim().is_empty());
+        match first.and_then(|l| kind_of(file.name(), l)) {
+            Some(Kind::CodexRollout) => rollouts.push(index),
+            Some(Kind::ClaudeTranscript | Kind::ClaudeMeta) => claude.push(index),
+            None => source.findings.push(unrelated(index, file, first.is_none())),
+        }
+    }
+    codex::read(files, &rollouts, &mut source);
+    claude_unread(files, &claude, &mut source);
+    source
+}
+
+/// Claude Code transcripts are recognized but not read yet: each file is reported.
+fn claude_unread(files: &[File], indices: &[usize], source: &mut Source) {
+    for &index in indices {
+        let name = files.get(index).map(File::name).unwrap_or_default();
+        source.findings.push(Located {
+            file: index,
+            finding: Finding::new(
+                1,
+                Code::NativeFileUnrelated,
+                format!("`{name}` is a Claude Code transcript, which this version does not read yet"),
+            ),
+        });
+    }
+}
+
+fn unrelated(index: usize, file: &File, empty: bool) -> Located {
+    let why = if empty {
+        "is empty"
+    } else {
+        "is not a Codex rollout or a Claude Code transcript (its first record tells no native kind)"
+    };
+    Located {
+        file: index,
+        finding: Finding::new(
+            1,
+            Code::NativeFileUnrelated,
+            format!("`{}` {why}; it is not read", file.name()),
+        ),
+    }
+}
+
+/// How a stream is replayed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Stop after this many records of the stream's order (`--at`), without end-of-trace
+    /// findings; `None` reads them all.
+    pub until: Option<usize>,
+    /// Report the canonical events each record was normalized to.
+    pub record_events: bool,
+}
+
+/// A replayed stream: the replay (its findings' lines are those of their files) and
+/// every finding with its file, the reader's included, in order.
+#[derive(Debug, Clone)]
+pub struct NativeReplay {
+    /// The tree after the stream.
+    pub replay: Replay,
+    /// Every finding located in its file: the reader's and the engine's.
+    pub findings: Vec<Located>,
+}
+
+/// Replays stream `index` of `source` through the engine.
+pub fn replay(source: &Source, index: usize, options: Options) -> Result<NativeReplay, EngineError> {
+    let stream = source.streams.get(index).ok_or(EngineError::UnknownFormat)?;
+    let mut engine = Engine::new(EngineOptions {
+        format: Some(stream.format),
+        codex_root_thread: (stream.format == Format::CodexAppServer).then(|| stream.root.clone()),
+        record_events: options.record_events,
+        ..EngineOptions::default()
+    });
+    let count = options.until.unwrap_or(usize::MAX).min(stream.records.len());
+    for (_, record) in stream.records.iter().take(count) {
+        engine.push_record(record.clone())?;
+    }
+    let mut replay = if options.until.is_some() {
+        engine.stop()?
+    } else {
+        engine.finish()?
+    };
+    let place = |line: usize| -> Place {
+        let k = line.clamp(1, stream.records.len().max(1)) - 1;
+        stream.records.get(k).map_or(Place { file: stream.files.first().copied().unwrap_or(0), line: 1 }, |(p, _)| *p)
+    };
+    let mut findings: Vec<Located> = stream.findings.clone();
+    for finding in &mut replay.findings {
+        let at = place(finding.line);
+        finding.line = at.line;
+        findings.push(Located {
+            file: at.file,
+            finding: finding.clone(),
+        });
+    }
+    findings.sort_by_key(|l| (l.file, l.finding.line));
+    Ok(NativeReplay { replay, findings })
+}
