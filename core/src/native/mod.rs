@@ -27,6 +27,7 @@
 //! assert_eq!(tree.session(&"T1".into()).unwrap().turns.len(), 1);
 //! ```
 
+mod claude;
 mod codex;
 mod merge;
 mod time;
@@ -104,10 +105,13 @@ pub fn kind_of(name: &str, first_line: &str) -> Option<Kind> {
     {
         return Some(Kind::CodexRollout);
     }
+    // A transcript may open with bookkeeping (`queue-operation`, `file-history-snapshot`)
+    // rather than a conversation record.
+    let kind = obj.get("type").and_then(Value::as_str);
     let claude = obj.contains_key("sessionId")
-        && (obj.contains_key("uuid") || obj.contains_key("leafUuid"))
-        || obj.get("type").and_then(Value::as_str) == Some("summary")
-            && obj.contains_key("leafUuid");
+        && (obj.contains_key("uuid") || obj.contains_key("leafUuid") || kind.is_some())
+        || kind == Some("summary") && obj.contains_key("leafUuid")
+        || kind == Some("file-history-snapshot") && obj.contains_key("snapshot");
     claude.then_some(Kind::ClaudeTranscript)
 }
 
@@ -177,7 +181,7 @@ pub fn read(files: &[File]) -> Source {
         }
     }
     codex::read(files, &rollouts, &mut source);
-    claude_unread(files, &claude, &mut source);
+    claude::read(files, &claude, &mut source);
     source
 }
 

@@ -1,0 +1,3 @@
+//! Claude Code transcripts: the older layouts and bad input, on small hand-made fixtures.
+
+use super::super::{File, read};
