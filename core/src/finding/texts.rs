@@ -1311,14 +1311,20 @@ pub(super) const ENTRIES: &[Entry] = &[
         definition: concat!(
             "Native source reader, note, at line 1 of the root file, once per tree. Codex rollouts do not persist approvals, ",
             "questions or the client's interrupt requests: no interaction appears, and a turn the user interrupted is read from its ",
-            "`turn_aborted` record. Nothing the file does not say is invented.",
+            "`turn_aborted` record. Claude Code transcripts keep no control traffic (permission requests, hook callbacks, the host's ",
+            "`interrupt` and `stop_task`): a permission the user answered is read from its tool result's `permissionDecision` ",
+            "(its request id made from the tool use), a pending one is not seen; an interrupt during a model turn is read from ",
+            "the CLI's `[Request interrupted by user]` record, a stopped subagent from its `killed` task notification or its launch ",
+            "result (canceled, with no cancel request), and an interrupt while no model turn runs shows only as its subagents' ",
+            "stops. Nothing the file does not say is invented.",
         ),
         source: "lineage, native sources",
         quote: "",
         example: concat!(
             r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}  <- note"#,
             "\n",
-            "Fix: for interactions, record the app-server's stdio (`lineage record -- codex app-server`).",
+            "Fix: for interactions, record the program's stdio (`lineage record -- codex app-server`, ",
+            "`lineage record -- claude -p --input-format stream-json --output-format stream-json --verbose`).",
         ),
     },
     Entry {

@@ -20,10 +20,15 @@
 //!   (`backgroundTaskId`) and a resumed agent's (`resumedAgentId`) are `task_started`;
 //! - the CLI's `[Request interrupted by user…]` record in the root is the host's interrupt
 //!   (placed before the rejected tool results that were its fallout) and its answer, then
-//!   the `result` `error_during_execution`.
+//!   the `result` `error_during_execution`; in a subagent it is the fallout of its stop
+//!   and adds nothing (the stop itself is the parent's tool result or notification).
 //!
-//! Never: invents control traffic the transcript does not hold (permission requests and
-//! answers, hook callbacks, `stop_task`, an interrupt while no model turn runs): a
+//! - a tool result whose `permissionDecision` names the user (`user_temporary`, …) was a
+//!   permission the user answered: the CLI's `can_use_tool` request (named
+//!   `permission-<tool use>`, the transcript keeps no request id) and the host's answer.
+//!
+//! Never: invents control traffic the transcript does not hold (a pending permission
+//! request, hook callbacks, `stop_task`, an interrupt while no model turn runs): a
 //! `native-source-limits` note says so, once per tree. Records that carry no tree fact
 //! (attachments, queue bookkeeping, API request logs, titles, …) are skipped silently;
 //! unknown kinds are counted in one `native-record-skipped` note per file.
@@ -64,7 +69,7 @@ const SILENT_KINDS: [&str; 20] = [
 ];
 
 /// What the note of every tree says the transcripts do not hold.
-const LIMITS: &str = "Claude Code transcripts keep no control traffic: permission requests and their answers, hook callbacks, and the host's interrupt and stop_task requests are not in them. The tree has no interactions; an interrupt during a model turn is read from the CLI's `[Request interrupted by user]` record, a stopped subagent from its `killed` task notification (settled canceled, with no cancel request), and an interrupt while no model turn runs shows only as its subagents' stops";
+const LIMITS: &str = "Claude Code transcripts keep no control traffic: permission requests, hook callbacks and the host's interrupt and stop_task requests are not in them. A permission the user answered is read from its tool result's `permissionDecision` (its request id made from the tool use), a pending one is not seen; an interrupt during a model turn is read from the CLI's `[Request interrupted by user]` record; a stopped subagent from its `killed` task notification or its launch result (settled canceled, with no cancel request); an interrupt while no model turn runs shows only as its subagents' stops";
 
 /// One transcript file, parsed: its records with their lines.
 struct Transcript {
@@ -739,6 +744,7 @@ impl<'a> Writer<'a> {
                 self.push(line, at, "host", prompt);
             }
             UserKind::ToolResults => {
+                self.permission(line, at, record);
                 self.task_starts(line, at, record);
                 let mut message = self.scoped("user", record);
                 if let Some(result) = record.get("toolUseResult") {
@@ -746,7 +752,11 @@ impl<'a> Writer<'a> {
                 }
                 self.push(line, at, "cli", message);
             }
-            UserKind::Prompt | UserKind::Interrupt => {
+            // A subagent's `[Request interrupted by user]` is the CLI's record of its
+            // stop (cancellation fallout), not input: its stop comes from the parent's
+            // tool result or task notification.
+            UserKind::Interrupt => {}
+            UserKind::Prompt => {
                 let message = self.scoped("user", record);
                 self.push(line, at, "cli", message);
             }
@@ -764,6 +774,41 @@ impl<'a> Writer<'a> {
             message["agent_id"] = json!(child.agent);
         }
         message
+    }
+
+    /// A tool result whose `permissionDecision` names the user as its source was asked
+    /// and answered: the CLI's `can_use_tool` request (its id made from the tool use: the
+    /// transcript keeps no request id) and the host's answer, just before the result.
+    fn permission(&mut self, line: usize, at: Option<Millis>, record: &Value) {
+        let Some(decision) = record.get("permissionDecision") else {
+            return;
+        };
+        if !str_of(decision, "source").is_some_and(|s| s.starts_with("user")) {
+            return; // allowed by configuration, a hook or a classifier: nobody was asked
+        }
+        let Some(tool_use) = blocks(record)
+            .filter(|b| str_of(b, "type") == Some("tool_result"))
+            .find_map(|b| str_of(b, "tool_use_id"))
+        else {
+            return;
+        };
+        let behavior = if str_of(decision, "decision") == Some("accept") {
+            "allow"
+        } else {
+            "deny"
+        };
+        let id = format!("permission-{tool_use}");
+        let mut request = json!({"subtype": "can_use_tool", "tool_use_id": tool_use});
+        if let Some(child) = self.child {
+            request["agent_id"] = json!(child.agent);
+        }
+        let asked = json!({"type": "control_request", "request_id": id, "request": request});
+        let answer = json!({
+            "type": "control_response",
+            "response": {"subtype": "success", "request_id": id, "response": {"behavior": behavior}},
+        });
+        self.push(line, at, "cli", asked);
+        self.push(line, at, "host", answer);
     }
 
     /// Task-system starts a tool result reports: a background Bash, a resumed agent.
