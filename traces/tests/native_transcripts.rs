@@ -94,7 +94,9 @@ fn project_files(run: &Path) -> Vec<File> {
 
 fn enveloped(run: &Path) -> Replay {
     let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let path = root().join("real/claude-code").join(format!("{name}.jsonl"));
+    let path = root()
+        .join("real/claude-code")
+        .join(format!("{name}.jsonl"));
     replay(&std::fs::read_to_string(path).unwrap())
 }
 
@@ -158,7 +160,12 @@ fn each_real_project_folder_replays_like_the_enveloped_trace_of_its_run() {
         let files = project_files(&run);
         let source = native::read(&files);
         assert_eq!(source.streams.len(), 1, "{}", run.display());
-        assert!(source.findings.is_empty(), "{}: {:?}", run.display(), source.findings);
+        assert!(
+            source.findings.is_empty(),
+            "{}: {:?}",
+            run.display(),
+            source.findings
+        );
         let stream = &source.streams[0];
         assert_eq!(stream.format.to_string(), "claude-sdk");
         // The session file first, then every subagent file (no meta file, no other).
@@ -192,7 +199,12 @@ fn many_sessions_in_one_source_make_one_tree_each() {
         let together = native::replay(&source, k, native::Options::default()).unwrap();
         let alone_source = native::read(&project_files(run));
         let alone = native::replay(&alone_source, 0, native::Options::default()).unwrap();
-        assert_eq!(shape(&together.replay), shape(&alone.replay), "{}", run.display());
+        assert_eq!(
+            shape(&together.replay),
+            shape(&alone.replay),
+            "{}",
+            run.display()
+        );
     }
 }
 

@@ -92,11 +92,24 @@ impl Transcript {
             }
             match crate::trace::json::parse::<Value>(trimmed) {
                 Ok(parsed) if parsed.value.is_object() => records.push((i + 1, parsed.value)),
-                Ok(_) => findings.push(located(index, i + 1, Code::MalformedRecord, "not a transcript record: not a JSON object")),
-                Err(e) => findings.push(located(index, i + 1, Code::MalformedRecord, format!("not a transcript record: {e}"))),
+                Ok(_) => findings.push(located(
+                    index,
+                    i + 1,
+                    Code::MalformedRecord,
+                    "not a transcript record: not a JSON object",
+                )),
+                Err(e) => findings.push(located(
+                    index,
+                    i + 1,
+                    Code::MalformedRecord,
+                    format!("not a transcript record: {e}"),
+                )),
             }
         }
-        let session = records.iter().find_map(|(_, r)| str_of(r, "sessionId")).map(String::from);
+        let session = records
+            .iter()
+            .find_map(|(_, r)| str_of(r, "sessionId"))
+            .map(String::from);
         Self {
             index,
             name: file.name().to_owned(),
@@ -110,7 +123,10 @@ impl Transcript {
     /// session's), else the file's stem.
     fn session_id(&self) -> String {
         self.session.clone().unwrap_or_else(|| {
-            self.name.strip_suffix(".jsonl").unwrap_or(&self.name).to_owned()
+            self.name
+                .strip_suffix(".jsonl")
+                .unwrap_or(&self.name)
+                .to_owned()
         })
     }
 }
@@ -126,7 +142,14 @@ struct Meta {
 
 fn meta(index: usize, file: &File) -> Result<Meta, Located> {
     let value: Value = crate::trace::json::parse(crate::trace::strip_bom(file.text.trim()))
-        .map_err(|e| located(index, 1, Code::MalformedRecord, format!("not a subagent meta file: {e}")))?
+        .map_err(|e| {
+            located(
+                index,
+                1,
+                Code::MalformedRecord,
+                format!("not a subagent meta file: {e}"),
+            )
+        })?
         .value;
     let text = |k: &str| str_of(&value, k).map(String::from);
     Ok(Meta {
@@ -347,7 +370,11 @@ impl<'a> Tree<'a> {
     /// Every `Agent`/`Task` tool use of the tree, in the root's and the subagents' records.
     fn launches(&self) -> Vec<Launch> {
         let mut launches = Vec::new();
-        let root_records = self.session.records.iter().filter(|(_, r)| !is_sidechain(r));
+        let root_records = self
+            .session
+            .records
+            .iter()
+            .filter(|(_, r)| !is_sidechain(r));
         collect_launches(root_records, self.session.index, None, &mut launches);
         for agent in &self.agents {
             let records = agent.records.iter().copied();
@@ -377,7 +404,10 @@ impl<'a> Tree<'a> {
                 let prompt = first_prompt(&agent.records)?;
                 launches
                     .iter()
-                    .find(|l| !claimed.contains(l.tool_use.as_str()) && l.prompt.as_deref() == Some(prompt.as_str()))
+                    .find(|l| {
+                        !claimed.contains(l.tool_use.as_str())
+                            && l.prompt.as_deref() == Some(prompt.as_str())
+                    })
                     .map(|l| l.tool_use.as_str())
             };
             let Some(tool_use) = by_meta.or_else(by_result).or_else(by_prompt) else {
@@ -421,9 +451,10 @@ impl<'a> Tree<'a> {
             if answer.is_some_and(|a| a.is_error && a.agent.is_none()) {
                 continue;
             }
-            let agent = answer
-                .and_then(|a| a.agent.as_deref())
-                .map_or_else(|| "whose agent id the source does not name".to_owned(), |a| format!("`{a}`"));
+            let agent = answer.and_then(|a| a.agent.as_deref()).map_or_else(
+                || "whose agent id the source does not name".to_owned(),
+                |a| format!("`{a}`"),
+            );
             self.findings.push(located(
                 launch.file,
                 launch.line,
@@ -572,9 +603,13 @@ fn user_kind(record: &Value) -> UserKind {
     if trimmed.starts_with("[Request interrupted by user") {
         return UserKind::Interrupt;
     }
-    if ["<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>"]
-        .iter()
-        .any(|p| trimmed.starts_with(p))
+    if [
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+        "<local-command-caveat>",
+    ]
+    .iter()
+    .any(|p| trimmed.starts_with(p))
     {
         return UserKind::Harness;
     }
@@ -652,7 +687,8 @@ impl<'a> Writer<'a> {
     /// The root's records: `system/init`, then each record, with the interrupts placed
     /// before their fallout and a `result` after each turn-ending `assistant`.
     fn root_lane(&mut self, records: &[(usize, Value)]) {
-        let records: Vec<&(usize, Value)> = records.iter().filter(|(_, r)| !is_sidechain(r)).collect();
+        let records: Vec<&(usize, Value)> =
+            records.iter().filter(|(_, r)| !is_sidechain(r)).collect();
         let interrupts = interrupt_points(&records);
         if let Some((line, _)) = records.first() {
             let at = records
@@ -686,10 +722,10 @@ impl<'a> Writer<'a> {
                 "is_backgrounded": child.background, "session_id": self.root,
             });
             if let Some(parent) = &child.parent_agent {
-                started["parent_task_id"] = json!(parent);
+                set(&mut started, "parent_task_id", json!(parent));
             }
             if let Some(description) = &child.description {
-                started["description"] = json!(description);
+                set(&mut started, "description", json!(description));
             }
             self.push(*line, at, "cli", started);
         }
@@ -748,7 +784,7 @@ impl<'a> Writer<'a> {
                 self.task_starts(line, at, record);
                 let mut message = self.scoped("user", record);
                 if let Some(result) = record.get("toolUseResult") {
-                    message["tool_use_result"] = result.clone();
+                    set(&mut message, "tool_use_result", result.clone());
                 }
                 self.push(line, at, "cli", message);
             }
@@ -770,8 +806,8 @@ impl<'a> Writer<'a> {
             "uuid": record.get("uuid"), "parent_tool_use_id": null,
         });
         if let Some(child) = self.child {
-            message["parent_tool_use_id"] = json!(child.tool_use);
-            message["agent_id"] = json!(child.agent);
+            set(&mut message, "parent_tool_use_id", json!(child.tool_use));
+            set(&mut message, "agent_id", json!(child.agent));
         }
         message
     }
@@ -800,7 +836,7 @@ impl<'a> Writer<'a> {
         let id = format!("permission-{tool_use}");
         let mut request = json!({"subtype": "can_use_tool", "tool_use_id": tool_use});
         if let Some(child) = self.child {
-            request["agent_id"] = json!(child.agent);
+            set(&mut request, "agent_id", json!(child.agent));
         }
         let asked = json!({"type": "control_request", "request_id": id, "request": request});
         let answer = json!({
@@ -863,10 +899,10 @@ impl<'a> Writer<'a> {
             "status": status, "session_id": self.root,
         });
         if !tool_use.is_empty() {
-            message["tool_use_id"] = json!(tool_use);
+            set(&mut message, "tool_use_id", json!(tool_use));
         }
         if let Some(summary) = tag(text, "summary") {
-            message["summary"] = json!(summary);
+            set(&mut message, "summary", json!(summary));
         }
         self.push(line, at, "cli", message);
     }
@@ -877,7 +913,10 @@ impl<'a> Writer<'a> {
             return;
         };
         let prompt_mode = str_of(attachment, "commandMode").is_none_or(|m| m == "prompt");
-        if self.child.is_some() || str_of(attachment, "type") != Some("queued_command") || !prompt_mode {
+        if self.child.is_some()
+            || str_of(attachment, "type") != Some("queued_command")
+            || !prompt_mode
+        {
             return;
         }
         let Some(prompt) = attachment.get("prompt") else {
@@ -913,7 +952,7 @@ impl<'a> Writer<'a> {
             "type": "result", "subtype": "success", "is_error": failed, "session_id": self.root,
         });
         if failed && let Some(text) = text_of(record) {
-            result["result"] = json!(text);
+            set(&mut result, "result", json!(text));
         }
         self.push(line, at, "cli", result);
     }
@@ -955,7 +994,8 @@ fn is_fallout(record: &Value) -> bool {
             None => String::new(),
         };
         b.get("is_error").and_then(Value::as_bool) == Some(true)
-            && (content.contains("doesn't want to proceed") || content.contains("interrupted by user"))
+            && (content.contains("doesn't want to proceed")
+                || content.contains("interrupted by user"))
     };
     !results.is_empty()
         && (results.iter().all(rejected)
@@ -969,7 +1009,9 @@ fn ends_turn(records: &[&(usize, Value)], k: usize) -> bool {
         return false;
     };
     let uses_tool = blocks(record).any(|b| str_of(b, "type") == Some("tool_use"));
-    let stop = record.pointer("/message/stop_reason").and_then(Value::as_str);
+    let stop = record
+        .pointer("/message/stop_reason")
+        .and_then(Value::as_str);
     if uses_tool || stop == Some("tool_use") {
         return false;
     }
@@ -995,6 +1037,13 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     let rest = text.get(start..)?;
     let end = rest.find(&close)?;
     rest.get(..end).map(str::trim)
+}
+
+/// Sets `key` of the object `value` (a message this reader built).
+fn set(value: &mut Value, key: &str, to: Value) {
+    if let Some(object) = value.as_object_mut() {
+        object.insert(key.to_owned(), to);
+    }
 }
 
 fn is_sidechain(record: &Value) -> bool {

@@ -1,3 +1,525 @@
 //! Claude Code transcripts: the older layouts and bad input, on small hand-made fixtures.
+//!
+//! The fixtures are modelled on the records real Claude Code 2.1.328 wrote (recorded under
+//! `traces/real-native/claude-code/`), cut down to the fields the reader looks at. No
+//! recording of an older version exists here: the flat (2.0.28–2.1.1) and inline-sidechain
+//! (≤ 2.0.27) layouts below follow the layouts as described for those versions (the same
+//! record shapes, subagent records in `agent-<id>.jsonl` beside the session file, or kept
+//! inside it with `isSidechain: true`), and the inline one also leaves `stop_reason` null,
+//! as older transcripts often do.
 
-use super::super::{File, read};
+use serde_json::{Value, json};
+
+use super::super::{File, Source, read, replay};
+use crate::finding::Code;
+use crate::tree::{Outcome, Role, SessionKind, Snapshot};
+use crate::{SessionId, TurnId};
+
+const S: &str = "7faf2eae-8b7f-49f4-8e0e-4f99ecdc51c4";
+const S2: &str = "e73b4441-7445-45ab-abfb-cb11f4f40f6f";
+
+fn at(ms: u32) -> String {
+    format!("2026-12-01T15:02:{:02}.{:03}Z", 3 + ms / 1000, ms % 1000)
+}
+
+/// A record of session `session`: `agent` makes it a sidechain (a subagent's) record.
+fn rec(session: &str, agent: Option<&str>, ms: u32, kind: &str, body: Value) -> String {
+    let mut r = json!({
+        "type": kind, "uuid": format!("u-{ms}"), "timestamp": at(ms), "sessionId": session,
+        "isSidechain": agent.is_some(), "userType": "external", "version": "2.1.328",
+    });
+    if let Some(agent) = agent {
+        r["agentId"] = json!(agent);
+    }
+    if let (Some(r), Some(body)) = (r.as_object_mut(), body.as_object()) {
+        r.extend(body.clone());
+    }
+    r.to_string()
+}
+
+fn prompt(session: &str, agent: Option<&str>, ms: u32, text: &str) -> String {
+    rec(
+        session,
+        agent,
+        ms,
+        "user",
+        json!({"message": {"role": "user", "content": text}}),
+    )
+}
+
+fn say(session: &str, agent: Option<&str>, ms: u32, text: &str, stop: Value) -> String {
+    let message = json!({"id": format!("msg_{ms}"), "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": text}], "stop_reason": stop});
+    rec(session, agent, ms, "assistant", json!({"message": message}))
+}
+
+fn launch(
+    session: &str,
+    agent: Option<&str>,
+    ms: u32,
+    tool: &str,
+    id: &str,
+    prompt: &str,
+) -> String {
+    let message = json!({"id": format!("msg_{ms}"), "type": "message", "role": "assistant",
+        "content": [{"type": "tool_use", "id": id, "name": tool,
+            "input": {"description": "count files", "prompt": prompt, "subagent_type": "general-purpose"}}],
+        "stop_reason": "tool_use"});
+    rec(session, agent, ms, "assistant", json!({"message": message}))
+}
+
+fn launch_result(session: &str, ms: u32, id: &str, agent: &str) -> String {
+    rec(
+        session,
+        None,
+        ms,
+        "user",
+        json!({
+            "message": {"role": "user", "content": [{"tool_use_id": id, "type": "tool_result",
+                "content": [{"type": "text", "text": "There are three files."}]}]},
+            "toolUseResult": {"status": "completed", "agentId": agent, "content": [{"type": "text", "text": "There are three files."}]},
+        }),
+    )
+}
+
+fn bookkeeping(session: &str, ms: u32) -> Vec<String> {
+    vec![
+        json!({"type": "queue-operation", "operation": "enqueue", "timestamp": at(ms), "sessionId": session, "content": "Count the files."}).to_string(),
+        json!({"type": "queue-operation", "operation": "dequeue", "timestamp": at(ms + 1), "sessionId": session}).to_string(),
+    ]
+}
+
+fn lines(records: &[String]) -> String {
+    records.join("\n") + "\n"
+}
+
+/// A 2.1 layout session: one foreground child `toolu_1` (agent `a1`), with its meta file.
+fn current_session(session: &str, child_file: bool) -> Vec<File> {
+    let mut root = bookkeeping(session, 0);
+    root.extend([
+        prompt(session, None, 10, "Ask a subagent to count the files here."),
+        launch(session, None, 100, "Agent", "toolu_1", "Count the files."),
+        launch_result(session, 300, "toolu_1", "a1"),
+        say(
+            session,
+            None,
+            400,
+            "The subagent counted three files.",
+            json!("end_turn"),
+        ),
+    ]);
+    let mut files = vec![File::new(format!("proj/{session}.jsonl"), lines(&root))];
+    if child_file {
+        let child = [
+            prompt(session, Some("a1"), 120, "Count the files."),
+            say(
+                session,
+                Some("a1"),
+                200,
+                "There are three files.",
+                json!("end_turn"),
+            ),
+        ];
+        files.push(File::new(
+            format!("proj/{session}/subagents/agent-a1.jsonl"),
+            lines(&child),
+        ));
+        let meta = json!({"agentType": "general-purpose", "description": "count files", "toolUseId": "toolu_1",
+            "spawnDepth": 1, "requestShape": "foreground"});
+        files.push(File::new(
+            format!("proj/{session}/subagents/agent-a1.meta.json"),
+            meta.to_string(),
+        ));
+    }
+    files
+}
+
+fn snapshot(source: &Source, stream: usize) -> (Snapshot, Vec<Code>) {
+    let replayed = replay(source, stream, super::super::Options::default()).unwrap();
+    let codes = replayed.findings.iter().map(|l| l.finding.rule).collect();
+    (replayed.replay.snapshot().unwrap().clone(), codes)
+}
+
+fn outcome(tree: &Snapshot, turn: &str) -> Option<Outcome> {
+    tree.turn(&turn.parse::<TurnId>().unwrap())?.outcome
+}
+
+fn texts(tree: &Snapshot, session: &str, role: Role) -> Vec<String> {
+    tree.session(&SessionId::from(session))
+        .map(|s| {
+            s.messages
+                .iter()
+                .filter(|m| m.role == role)
+                .map(|m| m.text.to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tree every fixture of one foreground child should give.
+fn assert_one_foreground_child(tree: &Snapshot, session: &str) {
+    assert_eq!(
+        outcome(tree, &format!("{session}#1")),
+        Some(Outcome::Completed)
+    );
+    assert_eq!(outcome(tree, "toolu_1#1"), Some(Outcome::Completed));
+    let child = tree.session(&SessionId::from("toolu_1")).unwrap();
+    assert_eq!(child.kind, SessionKind::Child);
+    let relation = child.relation.as_ref().unwrap();
+    assert_eq!(relation.parent_session.as_str(), session);
+    assert_eq!(
+        texts(tree, "toolu_1", Role::Assistant),
+        ["There are three files."]
+    );
+}
+
+#[test]
+fn the_current_layout_with_meta_files() {
+    let source = read(&current_session(S, true));
+    assert_eq!(source.streams.len(), 1);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    assert_eq!(source.streams[0].files, [0, 1]); // the session, then its subagent
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
+
+/// 2.0.28–2.1.1: `agent-<id>.jsonl` beside the session file, no meta; the `Task` launch's
+/// result names the agent (`toolUseResult.agentId`).
+#[test]
+fn the_flat_layout_links_by_the_launch_results_agent_id() {
+    let root = [
+        prompt(S, None, 10, "Ask a subagent to count the files here."),
+        launch(S, None, 100, "Task", "toolu_1", "Count the files."),
+        launch_result(S, 300, "toolu_1", "a1"),
+        say(
+            S,
+            None,
+            400,
+            "The subagent counted three files.",
+            json!("end_turn"),
+        ),
+    ];
+    // The prompt differs from the launch's: only the agent id links them.
+    let child = [
+        prompt(S, Some("a1"), 120, "Count the files, please."),
+        say(
+            S,
+            Some("a1"),
+            200,
+            "There are three files.",
+            json!("end_turn"),
+        ),
+    ];
+    let files = [
+        File::new("proj/agent-a1.jsonl", lines(&child)),
+        File::new(format!("proj/{S}.jsonl"), lines(&root)),
+    ];
+    let source = read(&files);
+    assert_eq!(source.streams.len(), 1);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    assert_eq!(source.streams[0].files, [1, 0]); // root file first
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
+
+/// ≤ 2.0.27: the subagent's records are inside the session file (`isSidechain: true`),
+/// and `stop_reason` is null: the turn ends at the last `assistant` before the next
+/// prompt (or the end of the file).
+#[test]
+fn inline_sidechain_records_are_the_subagents() {
+    let records = [
+        prompt(S, None, 10, "Ask a subagent to count the files here."),
+        launch(S, None, 100, "Task", "toolu_1", "Count the files."),
+        prompt(S, Some("a1"), 120, "Count the files."),
+        say(S, Some("a1"), 200, "There are three files.", Value::Null),
+        launch_result(S, 300, "toolu_1", "a1"),
+        say(
+            S,
+            None,
+            400,
+            "The subagent counted three files.",
+            Value::Null,
+        ),
+        prompt(S, None, 1000, "Thanks. And directories?"),
+        say(S, None, 1100, "None.", Value::Null),
+    ];
+    let source = read(&[File::new(format!("proj/{S}.jsonl"), lines(&records))]);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(outcome(&tree, &format!("{S}#2")), Some(Outcome::Completed));
+    // The subagent's prompt is its input, not a root prompt.
+    assert_eq!(texts(&tree, "toolu_1", Role::User), ["Count the files."]);
+    assert_eq!(texts(&tree, S, Role::User).len(), 2);
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
+
+/// Without an agent id in the result, a subagent file is linked to the launch whose
+/// prompt is its first message.
+#[test]
+fn a_subagent_without_meta_or_result_links_by_its_prompt() {
+    let root = [
+        prompt(S, None, 10, "Ask a subagent to count the files here."),
+        launch(S, None, 100, "Task", "toolu_1", "Count the files."),
+    ];
+    let child = [prompt(S, Some("a1"), 120, "Count the files.")];
+    let files = [
+        File::new(format!("proj/{S}.jsonl"), lines(&root)),
+        File::new("proj/agent-a1.jsonl", lines(&child)),
+    ];
+    let source = read(&files);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    let (tree, _) = snapshot(&source, 0);
+    assert_eq!(texts(&tree, "toolu_1", Role::User), ["Count the files."]);
+}
+
+#[test]
+fn a_missing_subagent_file_is_reported_at_its_launch_and_the_child_still_exists() {
+    let source = read(&current_session(S, false));
+    let (tree, codes) = snapshot(&source, 0);
+    assert_eq!(outcome(&tree, "toolu_1#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&tree, &format!("{S}#1")), Some(Outcome::Completed));
+    assert!(texts(&tree, "toolu_1", Role::Assistant).is_empty());
+    assert_eq!(
+        codes,
+        [Code::NativeSourceLimits, Code::NativeSubagentMissing]
+    );
+    let missing = source.streams[0]
+        .findings
+        .iter()
+        .find(|l| l.finding.rule == Code::NativeSubagentMissing)
+        .unwrap();
+    assert_eq!((missing.file, missing.finding.line), (0, 4)); // the launch's line
+    assert!(
+        missing.finding.message.contains("`a1`"),
+        "{}",
+        missing.finding.message
+    );
+}
+
+#[test]
+fn a_truncated_last_line_is_a_malformed_record_there_and_the_rest_is_read() {
+    let mut files = current_session(S, true);
+    let cut = prompt(S, None, 2000, "And the directories?");
+    let cut = cut.get(..cut.len() / 2).unwrap();
+    files[0].text.push_str(cut);
+    let source = read(&files);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(codes, [Code::NativeSourceLimits, Code::MalformedRecord]);
+    let bad = source.streams[0]
+        .findings
+        .iter()
+        .find(|l| l.finding.rule == Code::MalformedRecord)
+        .unwrap();
+    assert_eq!((bad.file, bad.finding.line), (0, 7));
+}
+
+/// Kinds that carry no tree fact are skipped silently; unknown kinds are counted once
+/// per file, at the first.
+#[test]
+fn unknown_record_kinds_are_counted_once_per_file() {
+    let mut files = current_session(S, true);
+    let extra = [
+        json!({"type": "file-history-snapshot", "messageId": "x", "snapshot": {}}).to_string(),
+        json!({"type": "ai-title", "sessionId": S, "aiTitle": "Counting"}).to_string(),
+        json!({"type": "galaxy-state", "sessionId": S, "timestamp": at(500)}).to_string(),
+        json!({"type": "galaxy-state", "sessionId": S, "timestamp": at(501)}).to_string(),
+        json!({"type": "nebula", "sessionId": S}).to_string(),
+    ];
+    files[0].text.push_str(&lines(&extra));
+    let source = read(&files);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(codes, [Code::NativeSourceLimits, Code::NativeRecordSkipped]);
+    let note = source.streams[0]
+        .findings
+        .iter()
+        .find(|l| l.finding.rule == Code::NativeRecordSkipped)
+        .unwrap();
+    assert_eq!(note.finding.line, 9);
+    assert!(
+        note.finding
+            .message
+            .contains("`galaxy-state` (2), `nebula` (1)"),
+        "{}",
+        note.finding.message
+    );
+}
+
+/// A whole project folder: one tree per session file, each subagent in its own session's
+/// tree; a subagent whose session file is absent, an unrelated file and the CLI's
+/// compaction file are not attached.
+#[test]
+fn a_project_folder_of_two_sessions_gives_two_trees() {
+    let mut files = current_session(S, true);
+    files.extend(current_session(S2, true));
+    let orphan = [prompt("gone", Some("a9"), 120, "Count the files.")];
+    files.push(File::new(
+        "proj/gone/subagents/agent-a9.jsonl",
+        lines(&orphan),
+    ));
+    files.push(File::new("proj/notes.txt", "remember the milk\n"));
+    let compact = [prompt(
+        S,
+        Some("acompact-1"),
+        150,
+        "Summarize the conversation.",
+    )];
+    files.push(File::new(
+        format!("proj/{S}/subagents/agent-acompact-1.jsonl"),
+        lines(&compact),
+    ));
+    let source = read(&files);
+    assert_eq!(source.streams.len(), 2);
+    assert_eq!(source.streams[0].root, S);
+    assert_eq!(source.streams[1].root, S2);
+    assert_eq!(source.streams[1].files, [3, 4]);
+    for (k, session) in [S, S2].into_iter().enumerate() {
+        let (tree, codes) = snapshot(&source, k);
+        assert_one_foreground_child(&tree, session);
+        assert_eq!(tree.sessions().count(), 2);
+        assert_eq!(codes, [Code::NativeSourceLimits]);
+    }
+    let codes: Vec<(usize, Code)> = source
+        .findings
+        .iter()
+        .map(|l| (l.file, l.finding.rule))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (7, Code::NativeFileUnrelated),
+            (6, Code::NativeParentMissing)
+        ]
+    );
+}
+
+/// Background children, a background Bash and an interrupt: what the transcript says
+/// becomes the stream-json messages of the same facts.
+#[test]
+fn notifications_and_interrupts_become_task_and_control_messages() {
+    let notification = |ms: u32, task: &str, tool: &str, status: &str| {
+        let text = format!(
+            "<task-notification>\n<task-id>{task}</task-id>\n<tool-use-id>{tool}</tool-use-id>\n<status>{status}</status>\n<summary>Agent \"count files\" finished</summary>\n</task-notification>"
+        );
+        json!({"type": "queue-operation", "operation": "enqueue", "timestamp": at(ms), "sessionId": S, "content": text}).to_string()
+    };
+    let rejected = rec(
+        S,
+        None,
+        3000,
+        "user",
+        json!({
+            "message": {"role": "user", "content": [{"tool_use_id": "toolu_3", "type": "tool_result", "is_error": true,
+                "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+            "toolUseResult": "User rejected tool use",
+        }),
+    );
+    let root = [
+        prompt(S, None, 10, "Count the files in the background."),
+        launch(S, None, 100, "Agent", "toolu_1", "Count the files."),
+        rec(
+            S,
+            None,
+            110,
+            "user",
+            json!({
+                "message": {"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": "Async agent launched successfully."}]},
+                "toolUseResult": {"isAsync": true, "status": "async_launched", "agentId": "a1"},
+            }),
+        ),
+        say(S, None, 200, "Started.", json!("end_turn")),
+        notification(900, "a1", "toolu_1", "completed"),
+        rec(
+            S,
+            None,
+            910,
+            "user",
+            json!({"message": {"role": "user", "content": "<task-notification>\n<task-id>a1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n</task-notification>"},
+            "origin": {"kind": "task-notification"}}),
+        ),
+        say(
+            S,
+            None,
+            950,
+            "The subagent reports three files.",
+            json!("end_turn"),
+        ),
+        prompt(S, None, 2000, "Now the directories, with another subagent."),
+        launch(S, None, 2100, "Agent", "toolu_3", "Count the directories."),
+        rejected,
+        prompt(S, None, 3010, "[Request interrupted by user for tool use]"),
+    ];
+    let child = [
+        prompt(S, Some("a1"), 120, "Count the files."),
+        say(
+            S,
+            Some("a1"),
+            800,
+            "There are three files.",
+            json!("end_turn"),
+        ),
+    ];
+    let child3 = [
+        prompt(S, Some("a3"), 2120, "Count the directories."),
+        prompt(S, Some("a3"), 2990, "[Request interrupted by user]"),
+    ];
+    let meta = |id: &str, shape: &str| json!({"toolUseId": id, "requestShape": shape}).to_string();
+    let files = [
+        File::new(format!("p/{S}.jsonl"), lines(&root)),
+        File::new(format!("p/{S}/subagents/agent-a1.jsonl"), lines(&child)),
+        File::new(
+            format!("p/{S}/subagents/agent-a1.meta.json"),
+            meta("toolu_1", "background"),
+        ),
+        File::new(format!("p/{S}/subagents/agent-a3.jsonl"), lines(&child3)),
+        File::new(
+            format!("p/{S}/subagents/agent-a3.meta.json"),
+            meta("toolu_3", "foreground"),
+        ),
+    ];
+    let source = read(&files);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    let kinds: Vec<String> = source.streams[0]
+        .records
+        .iter()
+        .map(|(_, r)| {
+            let m = &r.message;
+            let sub = m.get("subtype").and_then(Value::as_str).unwrap_or_default();
+            format!(
+                "{} {} {sub}",
+                r.from,
+                m["type"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    // One notification (the queued one; its user record is the same), one interrupt.
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| k.ends_with("task_notification"))
+            .count(),
+        1
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| *k == "host control_request ")
+            .count(),
+        1
+    );
+    let (tree, codes) = snapshot(&source, 0);
+    assert_eq!(outcome(&tree, &format!("{S}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&tree, "toolu_1#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&tree, &format!("{S}#2")), Some(Outcome::Canceled));
+    assert_eq!(outcome(&tree, "toolu_3#1"), Some(Outcome::Canceled));
+    // The stopped subagent's own marker is fallout, not input.
+    assert_eq!(
+        texts(&tree, "toolu_3", Role::User),
+        ["Count the directories."]
+    );
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
