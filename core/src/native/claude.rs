@@ -242,6 +242,8 @@ fn parent_missing(t: Transcript) -> Vec<Located> {
 #[derive(Debug, Clone)]
 struct Child {
     agent: String,
+    /// Its records name no agent id: no task is started and no agent id is given.
+    anonymous: bool,
     tool_use: String,
     background: bool,
     parent_agent: Option<String>,
@@ -266,8 +268,13 @@ struct Launch {
 
 /// Where one agent's records are: its own file, or the session file's sidechain records.
 struct AgentRecords<'a> {
+    /// The agent id (for sidechain records that name none, a label: `sidechain at line N`).
     agent: String,
+    /// The records name no agent id (the oldest inline layout).
+    anonymous: bool,
     file: usize,
+    /// What reading its own file found (none for inline records).
+    findings: &'a [Located],
     records: Vec<&'a (usize, Value)>,
     meta: Option<&'a Meta>,
 }
@@ -283,11 +290,8 @@ struct Tree<'a> {
 impl<'a> Tree<'a> {
     fn new(session: &'a Transcript, files: &[(String, Option<&'a Meta>, &'a Transcript)]) -> Self {
         let mut agents: Vec<AgentRecords<'a>> = Vec::new();
-        let mut findings = session.findings.clone();
-        let mut indices = vec![session.index];
+        let findings = session.findings.clone();
         for (id, meta, t) in files {
-            indices.push(t.index);
-            findings.extend(t.findings.iter().cloned());
             let agent = t
                 .records
                 .iter()
@@ -296,25 +300,20 @@ impl<'a> Tree<'a> {
                 .to_owned();
             agents.push(AgentRecords {
                 agent,
+                anonymous: false,
                 file: t.index,
+                findings: &t.findings,
                 records: t.records.iter().collect(),
                 meta: *meta,
             });
         }
-        // Older CLIs kept subagents inline: sidechain records of the session file.
-        let mut inline: BTreeMap<String, Vec<&'a (usize, Value)>> = BTreeMap::new();
-        for record in &session.records {
-            if is_sidechain(&record.1)
-                && let Some(agent) = str_of(&record.1, "agentId")
-            {
-                inline.entry(agent.to_owned()).or_default().push(record);
-            }
-        }
-        for (agent, records) in inline {
+        for (agent, anonymous, records) in sidechains(&session.records) {
             if !agents.iter().any(|a| a.agent == agent) {
                 agents.push(AgentRecords {
                     agent,
+                    anonymous,
                     file: session.index,
+                    findings: &[],
                     records,
                     meta: None,
                 });
@@ -323,7 +322,7 @@ impl<'a> Tree<'a> {
         Self {
             session,
             agents,
-            files: indices,
+            files: vec![session.index],
             findings,
         }
     }
@@ -337,6 +336,7 @@ impl<'a> Tree<'a> {
         self.report_missing(&launches, &results, &children);
         let known: BTreeMap<String, String> = children
             .iter()
+            .filter(|(_, c)| !c.anonymous)
             .map(|(_, c)| (c.agent.clone(), c.tool_use.clone()))
             .collect();
         let mut lanes = Vec::new();
@@ -349,6 +349,10 @@ impl<'a> Tree<'a> {
             let Some(agent) = self.agents.get(*k) else {
                 continue;
             };
+            if !self.files.contains(&agent.file) {
+                self.files.push(agent.file);
+            }
+            self.findings.extend(agent.findings.iter().cloned());
             let mut writer = Writer::new(agent.file, &root, Some(child), &known);
             writer.child_lane(&agent.records);
             lanes.push(writer.finish(&mut self.findings));
@@ -378,7 +382,8 @@ impl<'a> Tree<'a> {
         collect_launches(root_records, self.session.index, None, &mut launches);
         for agent in &self.agents {
             let records = agent.records.iter().copied();
-            collect_launches(records, agent.file, Some(&agent.agent), &mut launches);
+            let by = (!agent.anonymous).then_some(agent.agent.as_str());
+            collect_launches(records, agent.file, by, &mut launches);
         }
         launches
     }
@@ -411,7 +416,12 @@ impl<'a> Tree<'a> {
                     .map(|l| l.tool_use.as_str())
             };
             let Some(tool_use) = by_meta.or_else(by_result).or_else(by_prompt) else {
-                unlinked.push(self.unlinked(agent));
+                if first_prompt(&agent.records).as_deref() == Some("Warmup") {
+                    // The CLI's own cache warm-up of an agent type: never launched.
+                    unlinked.extend(agent.findings.iter().cloned());
+                } else {
+                    unlinked.extend(self.unlinked(agent));
+                }
                 continue;
             };
             let launch = launches.iter().find(|l| l.tool_use == tool_use);
@@ -421,9 +431,10 @@ impl<'a> Tree<'a> {
         (children, unlinked)
     }
 
-    fn unlinked(&self, agent: &AgentRecords<'_>) -> Located {
+    fn unlinked(&self, agent: &AgentRecords<'_>) -> Vec<Located> {
         let line = agent.records.first().map_or(1, |(l, _)| *l);
-        located(
+        let mut findings = agent.findings.to_vec();
+        findings.push(located(
             agent.file,
             line,
             Code::NativeParentMissing,
@@ -432,7 +443,8 @@ impl<'a> Tree<'a> {
                 agent.agent,
                 self.session.session_id()
             ),
-        )
+        ));
+        findings
     }
 
     /// A launch whose subagent's records are not in the source (a launch the CLI refused,
@@ -468,10 +480,45 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Older CLIs kept subagents inline: the session file's sidechain records, by their
+/// `agentId`, or (when they name none) by the `parentUuid` chain each starts, labelled by
+/// the line of its first record. Without recursion: a record joins the chain of the
+/// record it follows.
+fn sidechains(records: &[(usize, Value)]) -> Vec<(String, bool, Vec<&(usize, Value)>)> {
+    let mut named: BTreeMap<String, Vec<&(usize, Value)>> = BTreeMap::new();
+    let mut chains: Vec<(String, bool, Vec<&(usize, Value)>)> = Vec::new();
+    let mut chain_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for record in records.iter().filter(|(_, r)| is_sidechain(r)) {
+        let (line, r) = record;
+        if let Some(agent) = str_of(r, "agentId") {
+            named.entry(agent.to_owned()).or_default().push(record);
+            continue;
+        }
+        let parent = str_of(r, "parentUuid").and_then(|p| chain_of.get(p).copied());
+        let k = match parent {
+            Some(k) => k,
+            None => {
+                chains.push((format!("sidechain at line {line}"), true, Vec::new()));
+                chains.len() - 1
+            }
+        };
+        if let Some((_, _, chain)) = chains.get_mut(k) {
+            chain.push(record);
+        }
+        if let Some(uuid) = str_of(r, "uuid") {
+            chain_of.insert(uuid, k);
+        }
+    }
+    let mut out: Vec<_> = named.into_iter().map(|(a, r)| (a, false, r)).collect();
+    out.extend(chains);
+    out
+}
+
 fn child_of(agent: &AgentRecords<'_>, tool_use: &str, launch: Option<&Launch>) -> Child {
     let meta = agent.meta.cloned().unwrap_or_default();
     Child {
         agent: agent.agent.clone(),
+        anonymous: agent.anonymous,
         tool_use: tool_use.to_owned(),
         background: meta
             .background
@@ -714,7 +761,7 @@ impl<'a> Writer<'a> {
         let Some(child) = self.child else {
             return;
         };
-        if let Some((line, record)) = records.first() {
+        if let (Some((line, record)), false) = (records.first(), child.anonymous) {
             let at = record.get("timestamp").and_then(time::parse_timestamp);
             let mut started = json!({
                 "type": "system", "subtype": "task_started", "task_id": child.agent,
@@ -807,7 +854,9 @@ impl<'a> Writer<'a> {
         });
         if let Some(child) = self.child {
             set(&mut message, "parent_tool_use_id", json!(child.tool_use));
-            set(&mut message, "agent_id", json!(child.agent));
+            if !child.anonymous {
+                set(&mut message, "agent_id", json!(child.agent));
+            }
         }
         message
     }
@@ -835,7 +884,7 @@ impl<'a> Writer<'a> {
         };
         let id = format!("permission-{tool_use}");
         let mut request = json!({"subtype": "can_use_tool", "tool_use_id": tool_use});
-        if let Some(child) = self.child {
+        if let Some(child) = self.child.filter(|c| !c.anonymous) {
             set(&mut request, "agent_id", json!(child.agent));
         }
         let asked = json!({"type": "control_request", "request_id": id, "request": request});

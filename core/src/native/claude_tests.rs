@@ -523,3 +523,95 @@ fn notifications_and_interrupts_become_task_and_control_messages() {
     );
     assert_eq!(codes, [Code::NativeSourceLimits]);
 }
+
+/// The oldest inline layout names no agent id at all: each sidechain's records follow
+/// one another by `parentUuid`, and the chain links to the launch whose prompt it starts
+/// with (two subagents, launched in one message, interleaved in the file).
+#[test]
+fn inline_sidechains_without_agent_ids_follow_their_parent_uuid_chains() {
+    let chained = |r: String, uuid: &str, parent: Option<&str>| {
+        let mut v: Value = serde_json::from_str(&r).unwrap();
+        v.as_object_mut().unwrap().remove("agentId");
+        v["uuid"] = json!(uuid);
+        v["parentUuid"] = json!(parent);
+        v.to_string()
+    };
+    let two = json!({"id": "msg_100", "type": "message", "role": "assistant", "stop_reason": null,
+        "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "Task", "input": {"description": "files", "prompt": "Count the files."}},
+            {"type": "tool_use", "id": "toolu_2", "name": "Task", "input": {"description": "dirs", "prompt": "Count the directories."}}]});
+    let result = |ms: u32, id: &str, text: &str| {
+        rec(
+            S,
+            None,
+            ms,
+            "user",
+            json!({
+                "message": {"role": "user", "content": [{"tool_use_id": id, "type": "tool_result", "content": [{"type": "text", "text": text}]}]},
+                "toolUseResult": {"content": [{"type": "text", "text": text}], "totalDurationMs": 90},
+            }),
+        )
+    };
+    let records = [
+        prompt(S, None, 10, "Count files and directories, in parallel."),
+        rec(S, None, 100, "assistant", json!({"message": two})),
+        chained(prompt(S, Some("x"), 110, "Count the files."), "f1", None),
+        chained(
+            prompt(S, Some("x"), 111, "Count the directories."),
+            "d1",
+            None,
+        ),
+        chained(
+            say(S, Some("x"), 200, "No directories.", Value::Null),
+            "d2",
+            Some("d1"),
+        ),
+        chained(
+            say(S, Some("x"), 210, "There are three files.", Value::Null),
+            "f2",
+            Some("f1"),
+        ),
+        result(300, "toolu_1", "There are three files."),
+        result(310, "toolu_2", "No directories."),
+        say(S, None, 400, "Three files, no directories.", Value::Null),
+    ];
+    let source = read(&[File::new(format!("proj/{S}.jsonl"), lines(&records))]);
+    assert!(source.findings.is_empty(), "{:?}", source.findings);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(outcome(&tree, "toolu_2#1"), Some(Outcome::Completed));
+    assert_eq!(
+        texts(&tree, "toolu_2", Role::Assistant),
+        ["No directories."]
+    );
+    assert_eq!(
+        texts(&tree, "toolu_2", Role::User),
+        ["Count the directories."]
+    );
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
+
+/// A subagent file no launch names is reported and left out; the CLI's own "Warmup"
+/// agent runs (which no tool use launched) are left out without a finding.
+#[test]
+fn an_unlinked_subagent_is_reported_and_a_warmup_run_is_not() {
+    let mut files = current_session(S, true);
+    let stray = [prompt(S, Some("a7"), 150, "Something nobody asked for.")];
+    let warmup = [
+        prompt(S, Some("a8"), 5, "Warmup"),
+        say(S, Some("a8"), 6, "Ready.", json!("end_turn")),
+    ];
+    files.push(File::new("proj/agent-a7.jsonl", lines(&stray)));
+    files.push(File::new("proj/agent-a8.jsonl", lines(&warmup)));
+    let source = read(&files);
+    let unlinked: Vec<(usize, Code)> = source
+        .findings
+        .iter()
+        .map(|l| (l.file, l.finding.rule))
+        .collect();
+    assert_eq!(unlinked, [(3, Code::NativeParentMissing)]);
+    assert_eq!(source.streams[0].files, [0, 1]); // the files the tree was read from
+    let (tree, _) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(tree.sessions().count(), 2);
+}
