@@ -480,13 +480,16 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// One inline subagent: its agent id (or label), whether it is a label, its records.
+type Sidechain<'r> = (String, bool, Vec<&'r (usize, Value)>);
+
 /// Older CLIs kept subagents inline: the session file's sidechain records, by their
 /// `agentId`, or (when they name none) by the `parentUuid` chain each starts, labelled by
 /// the line of its first record. Without recursion: a record joins the chain of the
 /// record it follows.
-fn sidechains(records: &[(usize, Value)]) -> Vec<(String, bool, Vec<&(usize, Value)>)> {
+fn sidechains(records: &[(usize, Value)]) -> Vec<Sidechain<'_>> {
     let mut named: BTreeMap<String, Vec<&(usize, Value)>> = BTreeMap::new();
-    let mut chains: Vec<(String, bool, Vec<&(usize, Value)>)> = Vec::new();
+    let mut chains: Vec<Sidechain<'_>> = Vec::new();
     let mut chain_of: BTreeMap<&str, usize> = BTreeMap::new();
     for record in records.iter().filter(|(_, r)| is_sidechain(r)) {
         let (line, r) = record;
