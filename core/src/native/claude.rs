@@ -14,7 +14,9 @@
 //!   with its `task_started` (background when its meta's `requestShape` or the launch's
 //!   `run_in_background` says so);
 //! - a root `assistant` that ends the model's turn (no tool use, and no further block of
-//!   the same message) is followed by the `result` the transcript does not keep;
+//!   the same message) is followed by the `result` the transcript does not keep; a prompt
+//!   while the last turn shows no end ends it first (completed when the model wrote
+//!   nothing in it, a command the CLI ran itself; else `error_during_execution`);
 //! - a `<task-notification>` (queued, or the user record that carries it) is
 //!   `system/task_notification` (`killed` is `stopped`); a background Bash's result
 //!   (`backgroundTaskId`) and a resumed agent's (`resumedAgentId`) are `task_started`;
@@ -679,6 +681,9 @@ struct Writer<'a> {
     skipped: BTreeMap<String, usize>,
     first_skipped: Option<usize>,
     interrupts: usize,
+    /// The root's model turn is open (since a prompt or model output, until a `result`),
+    /// and whether the model wrote in it.
+    turn: Option<bool>,
 }
 
 impl<'a> Writer<'a> {
@@ -698,6 +703,7 @@ impl<'a> Writer<'a> {
             skipped: BTreeMap::new(),
             first_skipped: None,
             interrupts: 0,
+            turn: None,
         }
     }
 
@@ -790,6 +796,9 @@ impl<'a> Writer<'a> {
         match str_of(record, "type").unwrap_or_default() {
             "user" => self.user(line, at, record),
             "assistant" => {
+                if self.child.is_none() {
+                    self.turn = Some(true);
+                }
                 let message = self.scoped("assistant", record);
                 self.push(line, at, "cli", message);
             }
@@ -820,9 +829,12 @@ impl<'a> Writer<'a> {
                     "type": "result", "subtype": "error_during_execution", "is_error": true,
                     "session_id": self.root,
                 });
+                self.turn = None;
                 self.push(line, at, "cli", result);
             }
             UserKind::Prompt if self.child.is_none() => {
+                self.unfinished(line, at);
+                self.turn = Some(false);
                 let prompt = json!({
                     "type": "user", "message": record.get("message"), "parent_tool_use_id": null,
                     "session_id": self.root, "uuid": record.get("uuid"),
@@ -997,8 +1009,30 @@ impl<'a> Writer<'a> {
         self.push(line, at, "cli", response);
     }
 
+    /// A prompt while the root's last turn shows no end: the CLI writes a prompt only when
+    /// it starts a model turn, so that turn is over. Without model output (a command the
+    /// CLI ran itself) it completed; otherwise it stopped short (the CLI was stopped or
+    /// killed), which the `result` says.
+    fn unfinished(&mut self, line: usize, at: Option<Millis>) {
+        let Some(output) = self.turn.take() else {
+            return;
+        };
+        let mut result = json!({
+            "type": "result", "subtype": "success", "is_error": false, "session_id": self.root,
+        });
+        if output {
+            result = json!({
+                "type": "result", "subtype": "error_during_execution", "is_error": true,
+                "session_id": self.root,
+                "result": "the transcript shows no end of this turn before the next prompt",
+            });
+        }
+        self.push(line, at, "cli", result);
+    }
+
     /// The `result` after a turn-ending root `assistant`.
     fn result(&mut self, line: usize, at: Option<Millis>, record: &Value) {
+        self.turn = None;
         let failed = record.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
         let mut result = json!({
             "type": "result", "subtype": "success", "is_error": failed, "session_id": self.root,

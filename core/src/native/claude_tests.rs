@@ -615,3 +615,34 @@ fn an_unlinked_subagent_is_reported_and_a_warmup_run_is_not() {
     assert_one_foreground_child(&tree, S);
     assert_eq!(tree.sessions().count(), 2);
 }
+
+/// A prompt starts a model turn: a turn with no end before it is over. A command the CLI
+/// ran itself (no model output) completed; a turn cut short (a tool use and no result, the
+/// CLI killed) failed.
+#[test]
+fn a_prompt_ends_a_turn_that_shows_no_end() {
+    let records = [
+        prompt(
+            S,
+            None,
+            10,
+            "<command-name>/model</command-name>\n<command-args></command-args>",
+        ),
+        prompt(
+            S,
+            None,
+            11,
+            "<local-command-stdout>Kept model Opus</local-command-stdout>",
+        ),
+        prompt(S, None, 100, "Count the files."),
+        launch(S, None, 200, "Bash", "toolu_9", "ls"),
+        prompt(S, None, 5000, "Are you there?"),
+        say(S, None, 5100, "Yes.", json!("end_turn")),
+    ];
+    let source = read(&[File::new(format!("proj/{S}.jsonl"), lines(&records))]);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_eq!(outcome(&tree, &format!("{S}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&tree, &format!("{S}#2")), Some(Outcome::Failed));
+    assert_eq!(outcome(&tree, &format!("{S}#3")), Some(Outcome::Completed));
+    assert_eq!(codes, [Code::NativeSourceLimits]);
+}
