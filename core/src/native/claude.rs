@@ -6,7 +6,8 @@
 //! up to 2.0.27 `isSidechain` records inside the session file), one tree per session file,
 //! linking each subagent to its launching `Agent`/`Task` tool use (the meta's `toolUseId`,
 //! else the launch result's `toolUseResult.agentId`, else the launch whose prompt is the
-//! subagent's first message), and the translation of each record:
+//! subagent's first message; inline records that name no `agentId` form one subagent per
+//! `parentUuid` chain), and the translation of each record:
 //! - the session starts with `system/init`; a user's prompt (or a prompt the CLI absorbed
 //!   mid-turn, a `queued_command` attachment) is the host's `user` message;
 //! - `assistant` records and tool results are the CLI's messages, a subagent's scoped by
@@ -23,8 +24,7 @@
 //! - the CLI's `[Request interrupted by user…]` record in the root is the host's interrupt
 //!   (placed before the rejected tool results that were its fallout) and its answer, then
 //!   the `result` `error_during_execution`; in a subagent it is the fallout of its stop
-//!   and adds nothing (the stop itself is the parent's tool result or notification).
-//!
+//!   and adds nothing (the stop itself is the parent's tool result or notification);
 //! - a tool result whose `permissionDecision` names the user (`user_temporary`, …) was a
 //!   permission the user answered: the CLI's `can_use_tool` request (named
 //!   `permission-<tool use>`, the transcript keeps no request id) and the host's answer.
@@ -33,7 +33,12 @@
 //! request, hook callbacks, `stop_task`, an interrupt while no model turn runs): a
 //! `native-source-limits` note says so, once per tree. Records that carry no tree fact
 //! (attachments, queue bookkeeping, API request logs, titles, …) are skipped silently;
-//! unknown kinds are counted in one `native-record-skipped` note per file.
+//! unknown kinds are counted in one `native-record-skipped` note per file. The CLI's own
+//! agent runs are no subagents: `agent-acompact-*` (compaction) and an unlaunched run whose
+//! prompt is `Warmup` are left out. A launch whose subagent has no records in the source is
+//! `native-subagent-missing` (the child still comes from the launch and its result); a
+//! subagent file whose session file is absent, or that no launch names, is
+//! `native-parent-missing` and is not attached.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -397,10 +397,9 @@ fn a_project_folder_of_two_sessions_gives_two_trees() {
     );
 }
 
-/// Background children, a background Bash and an interrupt: what the transcript says
-/// becomes the stream-json messages of the same facts.
-#[test]
-fn notifications_and_interrupts_become_task_and_control_messages() {
+/// A background child that completes (its notification both queued and in a user
+/// record), then a second turn with a foreground child that the user interrupts.
+fn background_then_interrupt() -> Vec<File> {
     let notification = |ms: u32, task: &str, tool: &str, status: &str| {
         let text = format!(
             "<task-notification>\n<task-id>{task}</task-id>\n<tool-use-id>{tool}</tool-use-id>\n<status>{status}</status>\n<summary>Agent \"count files\" finished</summary>\n</task-notification>"
@@ -468,7 +467,7 @@ fn notifications_and_interrupts_become_task_and_control_messages() {
         prompt(S, Some("a3"), 2990, "[Request interrupted by user]"),
     ];
     let meta = |id: &str, shape: &str| json!({"toolUseId": id, "requestShape": shape}).to_string();
-    let files = [
+    vec![
         File::new(format!("p/{S}.jsonl"), lines(&root)),
         File::new(format!("p/{S}/subagents/agent-a1.jsonl"), lines(&child)),
         File::new(
@@ -480,7 +479,14 @@ fn notifications_and_interrupts_become_task_and_control_messages() {
             format!("p/{S}/subagents/agent-a3.meta.json"),
             meta("toolu_3", "foreground"),
         ),
-    ];
+    ]
+}
+
+/// What the transcript says becomes the stream-json messages of the same facts: one
+/// notification (the queued one; its user record is the same), one interrupt.
+#[test]
+fn notifications_and_interrupts_become_task_and_control_messages() {
+    let files = background_then_interrupt();
     let source = read(&files);
     assert!(source.findings.is_empty(), "{:?}", source.findings);
     let kinds: Vec<String> = source.streams[0]
