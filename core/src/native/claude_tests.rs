@@ -400,58 +400,8 @@ fn a_project_folder_of_two_sessions_gives_two_trees() {
 /// A background child that completes (its notification both queued and in a user
 /// record), then a second turn with a foreground child that the user interrupts.
 fn background_then_interrupt() -> Vec<File> {
-    let notification = |ms: u32, task: &str, tool: &str, status: &str| {
-        let text = format!(
-            "<task-notification>\n<task-id>{task}</task-id>\n<tool-use-id>{tool}</tool-use-id>\n<status>{status}</status>\n<summary>Agent \"count files\" finished</summary>\n</task-notification>"
-        );
-        json!({"type": "queue-operation", "operation": "enqueue", "timestamp": at(ms), "sessionId": S, "content": text}).to_string()
-    };
-    let rejected = rec(
-        S,
-        None,
-        3000,
-        "user",
-        json!({
-            "message": {"role": "user", "content": [{"tool_use_id": "toolu_3", "type": "tool_result", "is_error": true,
-                "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
-            "toolUseResult": "User rejected tool use",
-        }),
-    );
-    let root = [
-        prompt(S, None, 10, "Count the files in the background."),
-        launch(S, None, 100, "Agent", "toolu_1", "Count the files."),
-        rec(
-            S,
-            None,
-            110,
-            "user",
-            json!({
-                "message": {"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": "Async agent launched successfully."}]},
-                "toolUseResult": {"isAsync": true, "status": "async_launched", "agentId": "a1"},
-            }),
-        ),
-        say(S, None, 200, "Started.", json!("end_turn")),
-        notification(900, "a1", "toolu_1", "completed"),
-        rec(
-            S,
-            None,
-            910,
-            "user",
-            json!({"message": {"role": "user", "content": "<task-notification>\n<task-id>a1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n</task-notification>"},
-            "origin": {"kind": "task-notification"}}),
-        ),
-        say(
-            S,
-            None,
-            950,
-            "The subagent reports three files.",
-            json!("end_turn"),
-        ),
-        prompt(S, None, 2000, "Now the directories, with another subagent."),
-        launch(S, None, 2100, "Agent", "toolu_3", "Count the directories."),
-        rejected,
-        prompt(S, None, 3010, "[Request interrupted by user for tool use]"),
-    ];
+    let mut root = background_turn();
+    root.extend(interrupted_turn());
     let child = [
         prompt(S, Some("a1"), 120, "Count the files."),
         say(
@@ -467,18 +417,50 @@ fn background_then_interrupt() -> Vec<File> {
         prompt(S, Some("a3"), 2990, "[Request interrupted by user]"),
     ];
     let meta = |id: &str, shape: &str| json!({"toolUseId": id, "requestShape": shape}).to_string();
+    let sub = |name: &str| format!("p/{S}/subagents/{name}");
     vec![
         File::new(format!("p/{S}.jsonl"), lines(&root)),
-        File::new(format!("p/{S}/subagents/agent-a1.jsonl"), lines(&child)),
-        File::new(
-            format!("p/{S}/subagents/agent-a1.meta.json"),
-            meta("toolu_1", "background"),
-        ),
-        File::new(format!("p/{S}/subagents/agent-a3.jsonl"), lines(&child3)),
-        File::new(
-            format!("p/{S}/subagents/agent-a3.meta.json"),
-            meta("toolu_3", "foreground"),
-        ),
+        File::new(sub("agent-a1.jsonl"), lines(&child)),
+        File::new(sub("agent-a1.meta.json"), meta("toolu_1", "background")),
+        File::new(sub("agent-a3.jsonl"), lines(&child3)),
+        File::new(sub("agent-a3.meta.json"), meta("toolu_3", "foreground")),
+    ]
+}
+
+/// The root's first turn: a background launch, its completion notified.
+fn background_turn() -> Vec<String> {
+    let notification = "<task-notification>\n<task-id>a1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n<summary>Agent \"count files\" finished</summary>\n</task-notification>";
+    let queued = json!({"type": "queue-operation", "operation": "enqueue", "timestamp": at(900),
+        "sessionId": S, "content": notification});
+    let launched = json!({
+        "message": {"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": "Async agent launched successfully."}]},
+        "toolUseResult": {"isAsync": true, "status": "async_launched", "agentId": "a1"},
+    });
+    let delivered = json!({"message": {"role": "user", "content": notification},
+        "origin": {"kind": "task-notification"}});
+    vec![
+        prompt(S, None, 10, "Count the files in the background."),
+        launch(S, None, 100, "Agent", "toolu_1", "Count the files."),
+        rec(S, None, 110, "user", launched),
+        say(S, None, 200, "Started.", json!("end_turn")),
+        queued.to_string(),
+        rec(S, None, 910, "user", delivered),
+        say(S, None, 950, "The subagent reports.", json!("end_turn")),
+    ]
+}
+
+/// The root's second turn: a foreground launch the user interrupts.
+fn interrupted_turn() -> Vec<String> {
+    let rejected = json!({
+        "message": {"role": "user", "content": [{"tool_use_id": "toolu_3", "type": "tool_result", "is_error": true,
+            "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+        "toolUseResult": "User rejected tool use",
+    });
+    vec![
+        prompt(S, None, 2000, "Now the directories, with another subagent."),
+        launch(S, None, 2100, "Agent", "toolu_3", "Count the directories."),
+        rec(S, None, 3000, "user", rejected),
+        prompt(S, None, 3010, "[Request interrupted by user for tool use]"),
     ]
 }
 
