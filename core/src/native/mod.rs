@@ -33,7 +33,7 @@ mod time;
 
 use serde_json::Value;
 
-use crate::engine::{Engine, EngineError, Options as EngineOptions, Replay};
+use crate::engine::{Engine, EngineError, Options as EngineOptions, Output, Replay};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
@@ -97,19 +97,30 @@ pub fn kind_of(name: &str, first_line: &str) -> Option<Kind> {
     if name.ends_with(".meta.json") {
         return Some(Kind::ClaudeMeta);
     }
-    let value: Value =
-        crate::trace::json::parse(crate::trace::strip_bom(first_line.trim())).ok()?.value;
+    let value: Value = crate::trace::json::parse(crate::trace::strip_bom(first_line.trim()))
+        .ok()?
+        .value;
     let obj = value.as_object()?;
-    if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type")
-    {
+    if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type") {
         return Some(Kind::CodexRollout);
     }
-    let claude = obj.contains_key("sessionId")
-        && (obj.contains_key("uuid") || obj.contains_key("leafUuid"))
-        || obj.get("type").and_then(Value::as_str) == Some("summary")
-            && obj.contains_key("leafUuid");
+    // Transcript records name their session `sessionId` (stream-json says `session_id`);
+    // a few record kinds exist only in transcripts and may come first.
+    let kind = obj.get("type").and_then(Value::as_str);
+    let claude = obj.contains_key("sessionId") && kind.is_some()
+        || kind.is_some_and(|k| TRANSCRIPT_ONLY.contains(&k));
     claude.then_some(Kind::ClaudeTranscript)
 }
+
+/// Record kinds only Claude Code transcripts hold.
+const TRANSCRIPT_ONLY: [&str; 6] = [
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "ai-title",
+    "custom-title",
+    "last-prompt",
+];
 
 /// Where an input came from: the file (an index into [`Source::files`]) and its
 /// physical, 1-based line.
@@ -173,7 +184,9 @@ pub fn read(files: &[File]) -> Source {
         match first.and_then(|l| kind_of(file.name(), l)) {
             Some(Kind::CodexRollout) => rollouts.push(index),
             Some(Kind::ClaudeTranscript | Kind::ClaudeMeta) => claude.push(index),
-            None => source.findings.push(unrelated(index, file, first.is_none())),
+            None => source
+                .findings
+                .push(unrelated(index, file, first.is_none())),
         }
     }
     codex::read(files, &rollouts, &mut source);
@@ -190,7 +203,9 @@ fn claude_unread(files: &[File], indices: &[usize], source: &mut Source) {
             finding: Finding::new(
                 1,
                 Code::NativeFileUnrelated,
-                format!("`{name}` is a Claude Code transcript, which this version does not read yet"),
+                format!(
+                    "`{name}` is a Claude Code transcript, which this version does not read yet"
+                ),
             ),
         });
     }
@@ -233,30 +248,48 @@ pub struct NativeReplay {
 }
 
 /// Replays stream `index` of `source` through the engine.
-pub fn replay(source: &Source, index: usize, options: Options) -> Result<NativeReplay, EngineError> {
-    let stream = source.streams.get(index).ok_or(EngineError::UnknownFormat)?;
+pub fn replay(
+    source: &Source,
+    index: usize,
+    options: Options,
+) -> Result<NativeReplay, EngineError> {
+    replay_observed(source, index, options, |_, _, _| {})
+}
+
+/// [`replay`], handing `observe` the engine, the output and the record after each
+/// record (a timeline or a projection follows the replay this way).
+pub fn replay_observed(
+    source: &Source,
+    index: usize,
+    options: Options,
+    mut observe: impl FnMut(&Engine, &Output, &ProviderRecord),
+) -> Result<NativeReplay, EngineError> {
+    let stream = source
+        .streams
+        .get(index)
+        .ok_or(EngineError::UnknownFormat)?;
     let mut engine = Engine::new(EngineOptions {
         format: Some(stream.format),
         codex_root_thread: (stream.format == Format::CodexAppServer).then(|| stream.root.clone()),
         record_events: options.record_events,
         ..EngineOptions::default()
     });
-    let count = options.until.unwrap_or(usize::MAX).min(stream.records.len());
+    let count = options
+        .until
+        .unwrap_or(usize::MAX)
+        .min(stream.records.len());
     for (_, record) in stream.records.iter().take(count) {
-        engine.push_record(record.clone())?;
+        let out = engine.push_record(record.clone())?;
+        observe(&engine, &out, record);
     }
     let mut replay = if options.until.is_some() {
         engine.stop()?
     } else {
         engine.finish()?
     };
-    let place = |line: usize| -> Place {
-        let k = line.clamp(1, stream.records.len().max(1)) - 1;
-        stream.records.get(k).map_or(Place { file: stream.files.first().copied().unwrap_or(0), line: 1 }, |(p, _)| *p)
-    };
     let mut findings: Vec<Located> = stream.findings.clone();
     for finding in &mut replay.findings {
-        let at = place(finding.line);
+        let at = stream.place(finding.line);
         finding.line = at.line;
         findings.push(Located {
             file: at.file,
@@ -265,4 +298,21 @@ pub fn replay(source: &Source, index: usize, options: Options) -> Result<NativeR
     }
     findings.sort_by_key(|l| (l.file, l.finding.line));
     Ok(NativeReplay { replay, findings })
+}
+
+impl Stream {
+    /// The file and line of the stream's `position`th record (1-based, as the engine
+    /// numbers the records it is given); the root file's first line when out of range.
+    pub fn place(&self, position: usize) -> Place {
+        position
+            .checked_sub(1)
+            .and_then(|k| self.records.get(k))
+            .map_or(
+                Place {
+                    file: self.files.first().copied().unwrap_or(0),
+                    line: 1,
+                },
+                |(p, _)| *p,
+            )
+    }
 }
