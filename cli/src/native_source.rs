@@ -13,7 +13,7 @@
 //! cannot be read is an error with its path, and bytes that are not UTF-8 are a finding
 //! at their line.
 
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use lineage_core::finding::{Code, Finding};
@@ -30,16 +30,10 @@ pub(crate) fn kind(path: &Path) -> Option<Kind> {
     if name.ends_with(".meta.json") {
         return Some(Kind::ClaudeMeta);
     }
-    let reader = BufReader::new(std::fs::File::open(path).ok()?);
-    // A first record is read up to 1 MiB: enough for any `session_meta`.
-    for line in reader.split(b'\n').take(64) {
-        let line = line.ok()?;
-        let text = String::from_utf8_lossy(line.get(..line.len().min(1 << 20))?);
-        if !text.trim().is_empty() {
-            return native::kind_of(&name, &text);
-        }
-    }
-    None
+    let mut head = Vec::new();
+    let file = std::fs::File::open(path).ok()?;
+    file.take(native::HEAD as u64).read_to_end(&mut head).ok()?;
+    native::kind_of(&name, &String::from_utf8_lossy(&head))
 }
 
 /// Is `path` a native source: a folder, or a native file?

@@ -30,6 +30,7 @@
 mod codex;
 mod merge;
 mod time;
+mod zed;
 
 use serde_json::Value;
 
@@ -79,6 +80,8 @@ pub enum Kind {
     ClaudeTranscript,
     /// A Claude Code subagent's `agent-<id>.meta.json`.
     ClaudeMeta,
+    /// Zed's ACP log ("Copy All Messages": a JSON array of `_direction`-tagged messages).
+    ZedAcpLog,
 }
 
 impl Kind {
@@ -87,19 +90,32 @@ impl Kind {
         match self {
             Kind::CodexRollout => Format::CodexAppServer,
             Kind::ClaudeTranscript | Kind::ClaudeMeta => Format::ClaudeSdk,
+            Kind::ZedAcpLog => Format::Acp,
         }
     }
 }
 
-/// The kind of a native file, from its name and its first non-blank line; `None` for a
+/// The kind of a native file, from its name and its beginning (`head`: at least its
+/// first non-blank line; a Zed log is told from its first kilobytes); `None` for a
 /// trace lineage reads line by line (enveloped or not) or an unrelated file.
-pub fn kind_of(name: &str, first_line: &str) -> Option<Kind> {
+///
+/// ```
+/// use lineage_core::native::{kind_of, Kind};
+/// let rollout = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1"}}"#;
+/// assert_eq!(kind_of("rollout-T1.jsonl", rollout), Some(Kind::CodexRollout));
+/// assert_eq!(kind_of("zed.json", "[\n  {\n    \"_direction\": \"outgoing\","), Some(Kind::ZedAcpLog));
+/// assert_eq!(kind_of("t.jsonl", r#"{"from":"client","message":{}}"#), None);
+/// ```
+pub fn kind_of(name: &str, head: &str) -> Option<Kind> {
     if name.ends_with(".meta.json") {
         return Some(Kind::ClaudeMeta);
     }
-    let value: Value = crate::trace::json::parse(crate::trace::strip_bom(first_line.trim()))
-        .ok()?
-        .value;
+    let head = crate::trace::strip_bom(head);
+    if zed::is_log(head) {
+        return Some(Kind::ZedAcpLog);
+    }
+    let first_line = head.lines().find(|l| !l.trim().is_empty())?;
+    let value: Value = crate::trace::json::parse(first_line.trim()).ok()?.value;
     let obj = value.as_object()?;
     if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type") {
         return Some(Kind::CodexRollout);
@@ -179,17 +195,18 @@ pub fn read(files: &[File]) -> Source {
     };
     let mut rollouts = Vec::new();
     let mut claude = Vec::new();
+    let mut zed_logs = Vec::new();
     for (index, file) in files.iter().enumerate() {
-        let first = file.text.lines().find(|l| !l.trim().is_empty());
-        match first.and_then(|l| kind_of(file.name(), l)) {
+        let empty = file.text.trim().is_empty();
+        match kind_of(file.name(), head(&file.text)) {
             Some(Kind::CodexRollout) => rollouts.push(index),
             Some(Kind::ClaudeTranscript | Kind::ClaudeMeta) => claude.push(index),
-            None => source
-                .findings
-                .push(unrelated(index, file, first.is_none())),
+            Some(Kind::ZedAcpLog) => zed_logs.push(index),
+            None => source.findings.push(unrelated(index, file, empty)),
         }
     }
     codex::read(files, &rollouts, &mut source);
+    zed::read(files, &zed_logs, &mut source);
     claude_unread(files, &claude, &mut source);
     source
 }
@@ -211,11 +228,23 @@ fn claude_unread(files: &[File], indices: &[usize], source: &mut Source) {
     }
 }
 
+/// The first kilobytes of a text (on a character boundary), for [`kind_of`].
+pub fn head(text: &str) -> &str {
+    let mut end = text.len().min(HEAD);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default()
+}
+
+/// How much of a file [`kind_of`] needs.
+pub const HEAD: usize = 64 * 1024;
+
 fn unrelated(index: usize, file: &File, empty: bool) -> Located {
     let why = if empty {
         "is empty"
     } else {
-        "is not a Codex rollout or a Claude Code transcript (its first record tells no native kind)"
+        "is not a Codex rollout, a Claude Code transcript or a Zed ACP log (its first record tells no native kind)"
     };
     Located {
         file: index,
