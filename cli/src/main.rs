@@ -68,7 +68,8 @@ struct RecordArgs {
 
 #[derive(Debug, clap::Args)]
 struct ConvertArgs {
-    /// The trace file (JSONL), or `-` for standard input.
+    /// The trace file (JSONL), `-` for standard input, or a native source (a folder, a
+    /// rollout, a transcript, a Zed ACP log).
     trace: std::path::PathBuf,
     /// The stream to write.
     #[arg(long, value_enum)]
@@ -88,6 +89,9 @@ struct ConvertArgs {
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = parse_format)]
     input_format: Option<Format>,
+    /// A native source folder with several session trees: the root session to convert.
+    #[arg(long, value_name = "ROOT")]
+    session: Option<String>,
     /// Write here instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<std::path::PathBuf>,

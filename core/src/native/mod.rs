@@ -298,10 +298,8 @@ pub fn replay_observed(
         .get(index)
         .ok_or(EngineError::UnknownFormat)?;
     let mut engine = Engine::new(EngineOptions {
-        format: Some(stream.format),
-        codex_root_thread: (stream.format == Format::CodexAppServer).then(|| stream.root.clone()),
         record_events: options.record_events,
-        ..EngineOptions::default()
+        ..stream.engine_options()
     });
     let count = options
         .until
@@ -330,6 +328,15 @@ pub fn replay_observed(
 }
 
 impl Stream {
+    /// The engine options its records are read with (the format, the Codex root thread).
+    pub fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            format: Some(self.format),
+            codex_root_thread: (self.format == Format::CodexAppServer).then(|| self.root.clone()),
+            ..EngineOptions::default()
+        }
+    }
+
     /// The file and line of the stream's `position`th record (1-based, as the engine
     /// numbers the records it is given); the root file's first line when out of range.
     pub fn place(&self, position: usize) -> Place {
