@@ -7,17 +7,17 @@
 //! (which every report format lists as a file with its error).
 
 mod formats;
-mod walk;
+mod native;
 
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
-use lineage_core::engine::{Engine, Options};
+use lineage_core::engine::{Engine, EngineError, Options};
 use lineage_core::finding::Finding;
 use lineage_core::trace::Format;
 
-use crate::{CheckArgs, CheckFormat, Exit, input, terminal};
+use crate::{CheckArgs, CheckFormat, Exit, input, native_source, terminal, walk};
 
 /// One checked file, or one that could not be checked.
 pub(crate) struct FileReport {
@@ -44,17 +44,15 @@ impl FileReport {
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Exit {
+    let keep_lines = args.format == CheckFormat::Human;
     let mut reports = Vec::new();
-    for input in walk::inputs(&args.paths) {
-        let report = match input {
-            Ok(path) => check_file(&path, args.format == CheckFormat::Human)
-                .unwrap_or_else(|error| FileReport::failed(&path, error)),
-            Err((path, error)) => FileReport::failed(&path, error),
-        };
+    for path in &args.paths {
+        reports.extend(check_path(path, keep_lines));
+    }
+    for report in &reports {
         if let Some(error) = &report.error {
             terminal::warn(&format!("error: {}: {error}", report.path));
         }
-        reports.push(report);
     }
     let text = match args.format {
         CheckFormat::Human => formats::human(&reports),
@@ -77,6 +75,40 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
     } else {
         Exit::Clean
     }
+}
+
+/// The reports of one argument: each trace on its own, in walk order, then the native
+/// files (rollouts, transcripts, Zed logs) among them, read together as one native
+/// source, in path order. In a folder that holds native files, a file whose format
+/// cannot be told at all belongs to that source (`native-file-unrelated`), not to the
+/// usage errors.
+fn check_path(path: &Path, keep_lines: bool) -> Vec<FileReport> {
+    let mut reports = Vec::new();
+    let mut native_files = Vec::new();
+    let mut untold = Vec::new();
+    for input in walk::inputs(std::slice::from_ref(&path.to_path_buf())) {
+        match input {
+            Ok(path) if native_source::kind(&path).is_some() => native_files.push(path),
+            Ok(path) => match check_file(&path, keep_lines) {
+                Ok(report) => reports.push(report),
+                Err(error) if error == EngineError::UnknownFormat.to_string() => {
+                    untold.push(reports.len());
+                    reports.push(FileReport::failed(&path, error));
+                }
+                Err(error) => reports.push(FileReport::failed(&path, error)),
+            },
+            Err((path, error)) => reports.push(FileReport::failed(&path, error)),
+        }
+    }
+    if native_files.is_empty() {
+        return reports;
+    }
+    for &k in untold.iter().rev() {
+        native_files.push(PathBuf::from(reports.remove(k).path));
+    }
+    let files = native_source::with_metas(native_files);
+    reports.extend(native::check(&files, keep_lines));
+    reports
 }
 
 /// Checks one input through the engine (ACP transcripts off); keeps its lines only

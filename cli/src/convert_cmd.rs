@@ -7,9 +7,14 @@ use std::ops::ControlFlow;
 
 use lineage_core::Severity;
 use lineage_core::acp::project::{Converter, Options as ProjectOptions, PromptResponse, Version};
-use lineage_core::engine::Options;
+use lineage_core::engine::{Engine, EngineError, Options};
+use lineage_core::finding::Finding;
+use lineage_core::native::Source;
+use lineage_core::providers::ProviderRecord;
 
-use crate::{ClientCaps, ConvertArgs, ConvertTarget, Exit, PromptAt, input, terminal};
+use crate::{
+    ClientCaps, ConvertArgs, ConvertTarget, Exit, PromptAt, input, native_source, terminal,
+};
 
 pub(crate) fn run(args: &ConvertArgs) -> Exit {
     let options = ProjectOptions {
@@ -47,73 +52,140 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
     }
 }
 
+/// The input: the lines of a trace, or the records of one tree of a native source.
+enum Input {
+    Lines,
+    Native(Source, usize),
+}
+
+impl Input {
+    fn open(args: &ConvertArgs) -> Result<Self, String> {
+        if args.input_format.is_none() && native_source::is_native(&args.trace) {
+            let (source, index) = native_source::open(&args.trace, args.session.as_deref())?;
+            return Ok(Input::Native(source, index));
+        }
+        Ok(Input::Lines)
+    }
+
+    fn engine_options(&self, args: &ConvertArgs) -> Options {
+        match self {
+            Input::Native(source, index) => source
+                .streams
+                .get(*index)
+                .map(|s| s.engine_options())
+                .unwrap_or_default(),
+            Input::Lines => Options {
+                format: args.input_format,
+                ..Options::default()
+            },
+        }
+    }
+
+    /// Hands every line (or record) to `push`, which returns the output text it caused.
+    fn feed(
+        &self,
+        args: &ConvertArgs,
+        text: &mut String,
+        mut line: impl FnMut(&[u8]) -> Result<String, EngineError>,
+        mut record: impl FnMut(ProviderRecord) -> Result<String, EngineError>,
+    ) -> Result<(), String> {
+        match self {
+            Input::Native(source, index) => {
+                let records = source.streams.get(*index).map(|s| s.records.as_slice());
+                for (_, r) in records.unwrap_or_default() {
+                    text.push_str(&record(r.clone()).map_err(|e| e.to_string())?);
+                }
+                Ok(())
+            }
+            Input::Lines => {
+                let failed = input::each_line(&args.trace, |bytes| match line(bytes) {
+                    Ok(out) => {
+                        text.push_str(&out);
+                        ControlFlow::Continue(())
+                    }
+                    Err(e) => ControlFlow::Break(e),
+                })?;
+                failed.map_or(Ok(()), |e| Err(e.to_string()))
+            }
+        }
+    }
+
+    /// The input's findings, located, on standard error; whether one is an error.
+    fn report(&self, args: &ConvertArgs, findings: &[Finding]) -> bool {
+        match self {
+            Input::Lines => {
+                let path = args.trace.display().to_string();
+                for f in findings {
+                    terminal::warn_finding(&path, f);
+                }
+            }
+            Input::Native(source, index) => {
+                let Some(stream) = source.streams.get(*index) else {
+                    return false;
+                };
+                let path = |file: usize| source.files.get(file).cloned().unwrap_or_default();
+                for l in stream.findings.iter().chain(&source.findings) {
+                    terminal::warn_finding(&path(l.file), &l.finding);
+                }
+                for f in findings {
+                    let at = stream.place(f.line);
+                    let located = Finding {
+                        line: at.line,
+                        ..f.clone()
+                    };
+                    terminal::warn_finding(&path(at.file), &located);
+                }
+            }
+        }
+        findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
 /// The canonical trace of the input (the events its records normalized to, with their
 /// time), and whether the input had an error-level finding.
 fn to_canonical(args: &ConvertArgs) -> Result<(String, bool), String> {
-    let mut engine = lineage_core::engine::Engine::new(Options {
-        format: args.input_format,
+    let input = Input::open(args)?;
+    let engine = std::cell::RefCell::new(Engine::new(Options {
         record_events: true,
-        ..Options::default()
-    });
+        ..input.engine_options(args)
+    }));
     let mut text = String::from("{\"lineage\":\"trace\",\"format\":\"canonical\",\"version\":1}\n");
-    let failed = input::each_line(&args.trace, |line| match engine.push_bytes(line) {
-        Ok(out) => {
-            for (event, at) in out.events {
-                let event = serde_json::to_string(&event).unwrap_or_default();
-                match at {
-                    Some(at) => text.push_str(&format!("{{\"event\":{event},\"at\":{at}}}\n")),
-                    None => text.push_str(&format!("{{\"event\":{event}}}\n")),
-                }
+    let events = |out: lineage_core::engine::Output| -> String {
+        let mut text = String::new();
+        for (event, at) in out.events {
+            let event = serde_json::to_string(&event).unwrap_or_default();
+            match at {
+                Some(at) => text.push_str(&format!("{{\"event\":{event},\"at\":{at}}}\n")),
+                None => text.push_str(&format!("{{\"event\":{event}}}\n")),
             }
-            ControlFlow::Continue(())
         }
-        Err(e) => ControlFlow::Break(e),
-    })?;
-    if let Some(e) = failed {
-        return Err(e.to_string());
-    }
-    let replay = engine.finish().map_err(|e| e.to_string())?;
-    report(args, &replay.findings);
-    let errors = replay
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Error);
+        text
+    };
+    input.feed(
+        args,
+        &mut text,
+        |line| engine.borrow_mut().push_bytes(line).map(events),
+        |record| engine.borrow_mut().push_record(record).map(events),
+    )?;
+    let replay = engine.into_inner().finish().map_err(|e| e.to_string())?;
+    let errors = input.report(args, &replay.findings);
     Ok((text, errors))
-}
-
-/// The input's findings, located, on standard error.
-fn report(args: &ConvertArgs, findings: &[lineage_core::finding::Finding]) {
-    let path = args.trace.display().to_string();
-    for f in findings {
-        terminal::warn_finding(&path, f);
-    }
 }
 
 /// The projected trace, and whether the input had an error-level finding.
 fn convert(args: &ConvertArgs, options: ProjectOptions) -> Result<(String, bool), String> {
-    let engine = Options {
-        format: args.input_format,
-        ..Options::default()
-    };
-    let mut converter = Converter::new(engine, options);
-    let mut text = converter.header();
-    let failed = input::each_line(&args.trace, |line| match converter.push_bytes(line) {
-        Ok(records) => {
-            text.push_str(&records);
-            ControlFlow::Continue(())
-        }
-        Err(e) => ControlFlow::Break(e),
-    })?;
-    if let Some(e) = failed {
-        return Err(e.to_string());
-    }
-    let (tail, replay) = converter.finish().map_err(|e| e.to_string())?;
+    let input = Input::open(args)?;
+    let converter = std::cell::RefCell::new(Converter::new(input.engine_options(args), options));
+    let mut text = converter.borrow().header();
+    input.feed(
+        args,
+        &mut text,
+        |line| converter.borrow_mut().push_bytes(line),
+        |record| converter.borrow_mut().push_record(record),
+    )?;
+    let (tail, replay) = converter.into_inner().finish().map_err(|e| e.to_string())?;
     text.push_str(&tail);
-    report(args, &replay.findings);
-    let errors = replay
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Error);
+    let errors = input.report(args, &replay.findings);
     Ok((text, errors))
 }
 

@@ -13,10 +13,12 @@ use lineage_core::trace::Format;
 mod check_cmd;
 mod convert_cmd;
 mod input;
+mod native_source;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
 mod terminal;
+mod walk;
 
 /// Fold logs of agent events into immutable snapshots of a session tree.
 #[derive(Debug, Parser)]
@@ -66,7 +68,8 @@ struct RecordArgs {
 
 #[derive(Debug, clap::Args)]
 struct ConvertArgs {
-    /// The trace file (JSONL), or `-` for standard input.
+    /// The trace file (JSONL), `-` for standard input, or a native source (a folder, a
+    /// rollout, a transcript, a Zed ACP log).
     trace: std::path::PathBuf,
     /// The stream to write.
     #[arg(long, value_enum)]
@@ -86,6 +89,9 @@ struct ConvertArgs {
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = parse_format)]
     input_format: Option<Format>,
+    /// A native source folder with several session trees: the root session to convert.
+    #[arg(long, value_name = "ROOT")]
+    session: Option<String>,
     /// Write here instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<std::path::PathBuf>,
@@ -169,17 +175,22 @@ struct RulesArgs {
 
 #[derive(Debug, clap::Args)]
 struct ReplayArgs {
-    /// The trace file (JSONL), or `-` for standard input.
+    /// The trace file (JSONL), `-` for standard input, or a native source: a Codex
+    /// sessions folder or rollout, a Claude Code project folder or session transcript.
     trace: std::path::PathBuf,
     /// How to show the tree.
     #[arg(long, value_enum, default_value_t = OutputFormat::Tree)]
     format: OutputFormat,
-    /// Show the snapshot after this physical line (the header is line 1).
+    /// Show the snapshot after this physical line (the header is line 1); for a native
+    /// source, after this many records in the order they are applied.
     #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
     at: Option<u64>,
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = parse_format)]
     input_format: Option<Format>,
+    /// A native source folder with several session trees: the root session to show.
+    #[arg(long, value_name = "ROOT")]
+    session: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,4 +1,5 @@
-//! `lineage replay`: one trace, any format, through the engine; one view printed.
+//! `lineage replay`: one trace, any format, through the engine; one view printed. A
+//! native source (a folder, a rollout, a transcript) goes through `native`.
 
 use std::ops::ControlFlow;
 
@@ -7,9 +8,14 @@ use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
 use lineage_core::timeline::Timeline;
 
-use crate::{Exit, OutputFormat, ReplayArgs, input, terminal};
+use crate::{Exit, OutputFormat, ReplayArgs, input, native_source, terminal};
+
+mod native;
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
+    if args.input_format.is_none() && native_source::is_native(&args.trace) {
+        return native::run(args);
+    }
     let path = args.trace.display().to_string();
     match read(args) {
         Ok((replay, timeline)) => show(args, &replay, timeline.as_ref()),

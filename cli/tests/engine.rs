@@ -32,11 +32,13 @@ fn corpus_files() -> Vec<PathBuf> {
     files
 }
 
-/// Every corpus trace, and of the native captures the ones lineage reads today (raw
-/// stream-json); Codex rollouts and Claude Code transcripts await their readers.
+/// Every corpus trace, and of the native captures the ones lineage reads today: raw
+/// stream-json and Codex rollouts (Claude Code transcripts await their reader).
 fn readable(path: &std::path::Path) -> bool {
     let native = path.components().any(|c| c.as_os_str() == "real-native");
+    let rollout = path.components().any(|c| c.as_os_str() == "codex");
     !native
+        || rollout
         || path
             .file_name()
             .is_some_and(|n| n == "both.jsonl" || n == "stdout.jsonl")

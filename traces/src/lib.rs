@@ -201,3 +201,34 @@ fn compare(snapshot: &Snapshot, expect: &Value, when: &str, failures: &mut Vec<S
 }
 
 pub mod generator;
+
+/// What must agree between two replays of one run: each session with its kind, parent,
+/// title and Client activity, each turn with its phase and outcome, each interaction's
+/// status, and the finding codes (times and line numbers may differ).
+pub fn shape(replay: &Replay) -> Value {
+    let view = lineage_core::render::json(replay);
+    let sessions: Vec<Value> = view["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let turns: Vec<Value> = s["turns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| serde_json::json!([t["id"], t["phase"], t["outcome"]]))
+                .collect();
+            serde_json::json!({"id": s["id"], "kind": s["kind"], "parent": s["parent"], "title": s["title"],
+                   "activity": s["activity"], "turns": turns})
+        })
+        .collect();
+    let interactions: Vec<Value> = view["interactions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| serde_json::json!([i["turn"], i["request"], i["status"]]))
+        .collect();
+    let mut codes: Vec<String> = replay.findings.iter().map(|f| f.rule.to_string()).collect();
+    codes.sort();
+    serde_json::json!({"sessions": sessions, "interactions": interactions, "codes": codes})
+}

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, Options, Replay};
-use lineage_core::render;
-use serde_json::{Value, json};
+use lineage_traces::shape;
+use serde_json::Value;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -26,37 +26,6 @@ fn replay(text: &str) -> Replay {
         engine.push_line(line).unwrap();
     }
     engine.finish().unwrap()
-}
-
-/// What must agree between two replays of one run: each session with its kind, parent,
-/// title and Client activity, each turn with its phase and outcome, each interaction's
-/// status, and the finding codes (times and line numbers may differ).
-fn shape(replay: &Replay) -> Value {
-    let view = render::json(replay);
-    let sessions: Vec<Value> = view["sessions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| {
-            let turns: Vec<Value> = s["turns"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| json!([t["id"], t["phase"], t["outcome"]]))
-                .collect();
-            json!({"id": s["id"], "kind": s["kind"], "parent": s["parent"], "title": s["title"],
-                   "activity": s["activity"], "turns": turns})
-        })
-        .collect();
-    let interactions: Vec<Value> = view["interactions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|i| json!([i["turn"], i["request"], i["status"]]))
-        .collect();
-    let mut codes: Vec<String> = replay.findings.iter().map(|f| f.rule.to_string()).collect();
-    codes.sort();
-    json!({"sessions": sessions, "interactions": interactions, "codes": codes})
 }
 
 fn runs(program: &str) -> Vec<PathBuf> {

@@ -22,6 +22,9 @@ pub(super) fn from_line(text: &str) -> Option<Format> {
     if obj.contains_key("event") && !obj.contains_key("from") {
         return Some(Format::Canonical);
     }
+    if super::conductor::is_event(&value) {
+        return Some(Format::Acp);
+    }
     let Some(from) = obj.get("from").and_then(Value::as_str) else {
         // A message without lineage's envelope, as the program wrote it.
         return super::raw::format_of(&value);

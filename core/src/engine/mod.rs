@@ -32,6 +32,7 @@
 //! assert_eq!(root.turns.last().unwrap().phase, Phase::Settled);
 //! ```
 
+mod conductor;
 mod detect;
 mod raw;
 mod reader;
@@ -166,6 +167,8 @@ pub struct Engine {
     clock: Clock,
     /// Who wrote each unenveloped message (`raw`).
     sides: Sides,
+    /// Whether a conductor event of another hop was skipped (said once).
+    conductor_skipped: bool,
 }
 
 impl Engine {
@@ -183,6 +186,7 @@ impl Engine {
             header_line: None,
             clock: Clock::default(),
             sides: Sides::default(),
+            conductor_skipped: false,
         }
     }
 
@@ -555,6 +559,23 @@ impl Engine {
             Some(Arm::Acp(checker)) => match trace::parse_line::<Value>(text, Format::Acp) {
                 Ok((value, note)) => {
                     depth_note(&mut out, line, note);
+                    let value = if conductor::is_event(&value) {
+                        match conductor::record(&value) {
+                            Some(record) => record,
+                            None => {
+                                if !std::mem::replace(&mut self.conductor_skipped, true) {
+                                    out.findings.push(Finding::new(
+                                        line,
+                                        Code::NativeRecordSkipped,
+                                        CONDUCTOR_SKIPPED,
+                                    ));
+                                }
+                                return out;
+                            }
+                        }
+                    } else {
+                        value
+                    };
                     // An unenveloped JSON-RPC message: its side is read from it.
                     let value = if raw::is_message_of(Format::Acp, &value) {
                         let from = self.sides.infer(Format::Acp, &value);
@@ -642,6 +663,9 @@ impl Engine {
         out
     }
 }
+
+/// The note for the conductor events that are not on the Agent's hop.
+const CONDUCTOR_SKIPPED: &str = "conductor trace: events between the Client and a proxy, between proxies, and MCP-over-ACP messages are not checked (this one and any later); the events to and from the Agent are";
 
 /// Reports what a very deeply nested record did not keep (the record still applies).
 fn depth_note(out: &mut Output, line: usize, note: Option<String>) {

@@ -1248,7 +1248,8 @@ pub(super) const ENTRIES: &[Entry] = &[
         summary: "a file in a native source folder that is not a Codex rollout or a Claude Code transcript",
         definition: concat!(
             "Native source reader, warning, at line 1 of the file. A folder given as one native source (a Codex `sessions` folder, ",
-            "a Claude Code project or session folder) holds a file whose first record tells no native kind (or that is empty): it is ",
+            "a Claude Code project or session folder) holds a file whose first record tells no native kind (not a rollout, a transcript ",
+            "or a Zed ACP log; or it is empty): it is ",
             "not read, and the rest of the source is. A file that is a trace lineage reads line by line belongs in its own argument.",
         ),
         source: "lineage, native sources",
@@ -1291,16 +1292,20 @@ pub(super) const ENTRIES: &[Entry] = &[
     },
     Entry {
         id: "native-record-skipped",
-        summary: "records of kinds the native reader does not know were skipped",
+        summary: "records a reader does not apply were skipped: unknown native kinds, or conductor events off the Agent's hop",
         definition: concat!(
-            "Native source reader, note, at the first such record of the file. Codex rollouts and Claude Code transcripts gain new ",
+            "Native source reader, note, at the first such record. Codex rollouts and Claude Code transcripts gain new ",
             "record kinds with new versions; kinds that carry no session-tree fact (token counts, settings, attachments) are skipped ",
-            "silently, unknown kinds are skipped and counted here once per file, with their names.",
+            "silently, unknown kinds are skipped and counted here once per file, with their names. In an ACP conductor `--trace` ",
+            "file, the events between the Client and a proxy, between proxies, and MCP-over-ACP messages are not checked: only the ",
+            "hop to and from the Agent is (said once, at the first event skipped).",
         ),
         source: "lineage, native sources",
         quote: "",
         example: concat!(
             r#"{"timestamp":"2026-12-01T15:01:26.645Z","type":"galaxy_state","payload":{}}  <- note (1 record of kind `galaxy_state` skipped)"#,
+            "\n",
+            r#"{"type":"request","ts":0.1,"protocol":"acp","from":"Client","to":"Proxy(0)","id":0,"method":"initialize","params":{}}  <- note (conductor hop not checked)"#,
             "\n",
             "Fix: none needed; report the kind if it holds subagent facts.",
         ),

@@ -1,8 +1,649 @@
-//! Codex rollouts → Codex app-server notifications (in progress).
+//! Codex rollouts (`sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl`, one file per
+//! thread, children included) → the Codex app-server messages the Codex adapter reads.
+//!
+//! Owns: each file's thread (its first record, `session_meta`), the parent a child's
+//! `session_meta` names (`parent_thread_id`, or `source.subagent.thread_spawn`), one tree
+//! per root, and the translation of each record:
+//! - `task_started` → `turn/started` on the file's thread. A root turn that holds a
+//!   `UserMessage` item was the user's submission: the client's `turn/start` with that
+//!   text comes first; a later `UserMessage` in the same root turn is a `turn/steer`.
+//! - `task_complete` → `turn/completed` (`failed` when it carries an `error`);
+//!   `turn_aborted` → the interrupt that aborted it (the client's `turn/interrupt` and its
+//!   answer) and `turn/completed` `interrupted`.
+//! - `item_completed` → `item/completed` with the app-server's item shape (camelCase
+//!   names and fields, an agent message's text); the older `collab_agent_spawn_end` is a
+//!   completed spawn, and `user_message` / `agent_message` events stand for the items in
+//!   rollouts that have none.
+//! - v2 children that start with a copy of their parent's history skip the records
+//!   below `subagent_history_start_ordinal`.
+//!
+//! Never: invents an approval or a question (rollouts do not keep them: a
+//! `native-source-limits` note says so) or a parent: a child whose parent's file is not
+//! in the source is reported (`native-parent-missing`) and left out.
 
-use super::{File, Source};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Reads the rollout files `indices` of `files` into `source`.
-pub(super) fn read(files: &[File], indices: &[usize], source: &mut Source) {
-    super::claude_unread(files, indices, source);
+use serde_json::{Map, Value, json};
+
+use super::merge::{self, Lane};
+use super::{File, Located, Place, Source, Stream, time};
+use crate::finding::{Code, Finding};
+use crate::providers::ProviderRecord;
+use crate::trace::Format;
+
+/// What a rollout's `session_meta` says of its thread.
+struct Meta {
+    thread: String,
+    parent: Option<String>,
+    history_start: Option<u64>,
 }
+
+/// Reads the rollout files `indices` of `files` into `source`: one stream per root.
+pub(super) fn read(files: &[File], indices: &[usize], source: &mut Source) {
+    let mut metas: Vec<(usize, Meta)> = Vec::new();
+    for &index in indices {
+        let Some(file) = files.get(index) else {
+            continue;
+        };
+        match meta(file) {
+            Ok(m) => metas.push((index, m)),
+            Err(finding) => source.findings.push(Located {
+                file: index,
+                finding,
+            }),
+        }
+    }
+    let threads: BTreeSet<&str> = metas.iter().map(|(_, m)| m.thread.as_str()).collect();
+    let mut children: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (k, (index, m)) in metas.iter().enumerate() {
+        match m.parent.as_deref() {
+            Some(parent) if threads.contains(parent) => {
+                children.entry(parent).or_default().push(k);
+            }
+            Some(parent) => source.findings.push(Located {
+                file: *index,
+                finding: Finding::new(
+                    1,
+                    Code::NativeParentMissing,
+                    format!(
+                        "thread `{}` is a subagent of thread `{parent}`, whose rollout is not in this source; this file is not read",
+                        m.thread
+                    ),
+                ),
+            }),
+            None => {}
+        }
+    }
+    for (k, (_, m)) in metas.iter().enumerate() {
+        if m.parent.is_none() {
+            let tree = tree_of(k, &metas, &children);
+            source.streams.push(stream(files, &metas, &tree));
+        }
+    }
+}
+
+/// The files of the tree rooted at `root` (indices into `metas`), root first, then each
+/// generation; each file once even if the links loop.
+fn tree_of(
+    root: usize,
+    metas: &[(usize, Meta)],
+    children: &BTreeMap<&str, Vec<usize>>,
+) -> Vec<usize> {
+    let mut order = vec![root];
+    let mut seen: BTreeSet<usize> = order.iter().copied().collect();
+    let mut next = 0;
+    while let Some(&k) = order.get(next) {
+        next += 1;
+        let Some((_, m)) = metas.get(k) else { continue };
+        for &child in children.get(m.thread.as_str()).into_iter().flatten() {
+            if seen.insert(child) {
+                order.push(child);
+            }
+        }
+    }
+    order
+}
+
+/// The `session_meta` of a rollout, or why its first record is not one.
+fn meta(file: &File) -> Result<Meta, Finding> {
+    let (line, text) = file
+        .text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, l))
+        .unwrap_or((1, ""));
+    let value: Option<Value> = crate::trace::json::parse(crate::trace::strip_bom(text.trim()))
+        .ok()
+        .map(|p| p.value);
+    let payload = value
+        .as_ref()
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("session_meta"))
+        .and_then(|v| v.get("payload"));
+    let thread = payload.and_then(|p| p.get("id")).and_then(Value::as_str);
+    let (Some(payload), Some(thread)) = (payload, thread) else {
+        return Err(Finding::new(
+            line,
+            Code::MalformedRecord,
+            "a Codex rollout's first record must be its `session_meta` with the thread `id`; this file is not read",
+        ));
+    };
+    let spawn = payload.pointer("/source/subagent/thread_spawn");
+    let parent = payload
+        .get("parent_thread_id")
+        .or_else(|| spawn.and_then(|s| s.get("parent_thread_id")))
+        .and_then(Value::as_str)
+        .map(String::from);
+    let history_start = payload
+        .get("subagent_history_start_ordinal")
+        .or_else(|| spawn.and_then(|s| s.get("subagent_history_start_ordinal")))
+        .and_then(Value::as_u64);
+    Ok(Meta {
+        thread: thread.to_owned(),
+        parent,
+        history_start,
+    })
+}
+
+/// One tree's stream: each file translated into a lane, the lanes merged by time.
+fn stream(files: &[File], metas: &[(usize, Meta)], tree: &[usize]) -> Stream {
+    let mut lanes = Vec::new();
+    let mut findings = Vec::new();
+    let mut indices = Vec::new();
+    let mut root_thread = String::new();
+    for (position, &k) in tree.iter().enumerate() {
+        let (Some((index, m)), Some(file)) =
+            (metas.get(k), metas.get(k).and_then(|(i, _)| files.get(*i)))
+        else {
+            continue;
+        };
+        if position == 0 {
+            root_thread.clone_from(&m.thread);
+        }
+        indices.push(*index);
+        let mut reader = FileReader::new(*index, m, position == 0, &file.text);
+        lanes.push(reader.lane(&file.text, &mut findings));
+    }
+    if let Some(&root_file) = indices.first() {
+        findings.insert(0, Located {
+            file: root_file,
+            finding: Finding::new(
+                1,
+                Code::NativeSourceLimits,
+                "Codex rollouts do not keep approvals, questions or the client's requests: the tree has no interactions, and an interrupted turn is read from its `turn_aborted` record",
+            ),
+        });
+    }
+    Stream {
+        format: Format::CodexAppServer,
+        root: root_thread,
+        files: indices,
+        records: merge::merge(lanes),
+        findings,
+    }
+}
+
+/// Record kinds that carry no session-tree fact.
+const SILENT_KINDS: [&str; 9] = [
+    "response_item",
+    "turn_context",
+    "world_state",
+    "token_usage_record",
+    "compacted",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "retained_context",
+    "session_meta",
+];
+
+/// `event_msg` types that carry no session-tree fact (or whose fact an item carries).
+const SILENT_EVENTS: [&str; 28] = [
+    "token_count",
+    "thread_settings_applied",
+    "agent_reasoning",
+    "agent_reasoning_delta",
+    "agent_reasoning_raw_content",
+    "agent_reasoning_section_break",
+    "agent_message_delta",
+    "exec_command_begin",
+    "exec_command_end",
+    "exec_command_output_delta",
+    "exec_approval_request",
+    "apply_patch_approval_request",
+    "patch_apply_begin",
+    "patch_apply_end",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "web_search_begin",
+    "web_search_end",
+    "turn_diff",
+    "plan_update",
+    "background_event",
+    "stream_error",
+    "context_compacted",
+    "entered_review_mode",
+    "exited_review_mode",
+    "item_started",
+    "collab_agent_spawn_begin",
+    "thread_name_updated",
+];
+
+/// The translation state of one rollout file.
+struct FileReader {
+    file: usize,
+    thread: String,
+    root: bool,
+    history_start: Option<u64>,
+    /// Whether the file has `item_completed` records (then `user_message` and
+    /// `agent_message` events repeat what the items say).
+    has_items: bool,
+    /// Root turns that hold a user message: turn id → its first text.
+    submissions: BTreeMap<String, String>,
+    /// Root turns whose submission was sent at their start and whose `UserMessage` item
+    /// (the same message) has not been read yet.
+    submitted: BTreeSet<String>,
+    /// The turn the file is in (events without a `turn_id` belong to it).
+    turn: Option<String>,
+    next_id: u64,
+    /// Unknown kinds skipped: name → count, and the first line.
+    skipped: BTreeMap<String, usize>,
+    first_skipped: Option<usize>,
+}
+
+impl FileReader {
+    fn new(file: usize, meta: &Meta, root: bool, text: &str) -> Self {
+        let mut reader = Self {
+            file,
+            thread: meta.thread.clone(),
+            root,
+            history_start: meta.history_start,
+            has_items: false,
+            submissions: BTreeMap::new(),
+            submitted: BTreeSet::new(),
+            turn: None,
+            next_id: 0,
+            skipped: BTreeMap::new(),
+            first_skipped: None,
+        };
+        reader.scan(text);
+        reader
+    }
+
+    /// Looks ahead once: which root turns hold the user's message.
+    fn scan(&mut self, text: &str) {
+        let mut turn: Option<String> = None;
+        for line in text.lines() {
+            let Ok(parsed) = crate::trace::json::parse::<Value>(line.trim()) else {
+                continue;
+            };
+            let payload = parsed.value.get("payload").cloned().unwrap_or(Value::Null);
+            let kind = payload
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if kind == "task_started" {
+                turn = payload
+                    .get("turn_id")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+            }
+            if kind == "item_completed" {
+                self.has_items = true;
+            }
+            let text = match kind {
+                "item_completed"
+                    if payload.pointer("/item/type").and_then(Value::as_str)
+                        == Some("UserMessage") =>
+                {
+                    payload.get("item").and_then(content_text)
+                }
+                "user_message" => payload
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                _ => None,
+            };
+            let at = payload
+                .get("turn_id")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .or_else(|| turn.clone());
+            if let (Some(text), Some(at), true) = (text, at, self.root) {
+                self.submissions.entry(at).or_insert(text);
+            }
+        }
+    }
+
+    /// The file's records, translated, each with its place and time.
+    fn lane(&mut self, text: &str, findings: &mut Vec<Located>) -> Lane {
+        let mut lane = Lane::new();
+        for (i, line) in text.lines().enumerate() {
+            let place = Place {
+                file: self.file,
+                line: i + 1,
+            };
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let record = match crate::trace::json::parse::<Value>(crate::trace::strip_bom(trimmed))
+            {
+                Ok(parsed) => parsed.value,
+                Err(e) => {
+                    findings.push(self.located(
+                        place.line,
+                        Code::MalformedRecord,
+                        format!("not a rollout record: {e}"),
+                    ));
+                    continue;
+                }
+            };
+            let at = record.get("timestamp").and_then(time::parse_timestamp);
+            for message in self.translate(place.line, &record, findings) {
+                let from = if message.get("method").is_some() && message.get("id").is_some() {
+                    "client"
+                } else {
+                    "server"
+                };
+                lane.push((place, at, ProviderRecord::new(from, message, at)));
+            }
+        }
+        if let (Some(line), false) = (self.first_skipped, self.skipped.is_empty()) {
+            let kinds: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|(k, n)| format!("`{k}` ({n})"))
+                .collect();
+            findings.push(self.located(
+                line,
+                Code::NativeRecordSkipped,
+                format!(
+                    "records of kinds this reader does not know were skipped: {}",
+                    kinds.join(", ")
+                ),
+            ));
+        }
+        lane
+    }
+
+    fn located(&self, line: usize, code: Code, message: impl Into<String>) -> Located {
+        Located {
+            file: self.file,
+            finding: Finding::new(line, code, message),
+        }
+    }
+
+    fn skip(&mut self, line: usize, kind: &str) {
+        *self.skipped.entry(kind.to_owned()).or_default() += 1;
+        self.first_skipped.get_or_insert(line);
+    }
+
+    /// The app-server messages one rollout record stands for.
+    fn translate(
+        &mut self,
+        line: usize,
+        record: &Value,
+        findings: &mut Vec<Located>,
+    ) -> Vec<Value> {
+        let kind = record.get("type").and_then(Value::as_str);
+        let payload = record.get("payload");
+        let (Some(kind), Some(payload)) = (kind, payload) else {
+            findings.push(self.located(
+                line,
+                Code::MalformedRecord,
+                "a rollout record needs a string `type` and a `payload`",
+            ));
+            return Vec::new();
+        };
+        if let (Some(start), Some(ordinal)) = (
+            self.history_start,
+            record.get("ordinal").and_then(Value::as_u64),
+        ) && ordinal < start
+        {
+            return Vec::new(); // the parent's history, copied into a v2 child
+        }
+        match kind {
+            "event_msg" => self.event(line, payload),
+            k if SILENT_KINDS.contains(&k) => Vec::new(),
+            other => {
+                self.skip(line, other);
+                Vec::new()
+            }
+        }
+    }
+
+    fn event(&mut self, line: usize, payload: &Value) -> Vec<Value> {
+        let kind = payload
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let turn = payload
+            .get("turn_id")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .or_else(|| self.turn.clone());
+        match kind {
+            "task_started" => {
+                self.turn.clone_from(&turn);
+                let mut out = self.submission(turn.as_deref());
+                out.push(self.notify(
+                    "turn/started",
+                    json!({"turn": {"id": turn, "status": "inProgress"}}),
+                ));
+                out
+            }
+            "task_complete" => {
+                // A failed turn carries its `error`; the app-server reports it as an
+                // `error` notification before the turn's end, as here.
+                let error = payload.get("error").filter(|e| !e.is_null());
+                let mut out: Vec<Value> = error
+                    .map(|e| self.notify("error", json!({"error": e})))
+                    .into_iter()
+                    .collect();
+                let status = if error.is_some() {
+                    "failed"
+                } else {
+                    "completed"
+                };
+                let turn = json!({"id": turn, "status": status, "error": error});
+                out.push(self.notify("turn/completed", json!({ "turn": turn })));
+                out
+            }
+            "turn_aborted" => self.aborted(turn.as_deref(), payload),
+            "item_completed" => self.item(payload, turn.as_deref()),
+            "collab_agent_spawn_end" => self.spawn_end(payload, turn.as_deref()),
+            "user_message" if !self.has_items => {
+                let text = payload
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let item = json!({"type": "UserMessage", "id": format!("user-{line}"), "content": [{"type": "text", "text": text}]});
+                self.item(&json!({"item": item}), turn.as_deref())
+            }
+            "agent_message" if !self.has_items => {
+                let text = payload
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let item =
+                    json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
+                vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+            }
+            "error" => {
+                let message = payload.get("message").cloned().unwrap_or(Value::Null);
+                vec![self.notify("error", json!({"error": {"message": message}}))]
+            }
+            "user_message" | "agent_message" => Vec::new(),
+            k if SILENT_EVENTS.contains(&k) => Vec::new(),
+            other => {
+                self.skip(line, &format!("event_msg/{other}"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The client's `turn/start` for a root turn that holds the user's message.
+    fn submission(&mut self, turn: Option<&str>) -> Vec<Value> {
+        let Some(turn) = turn.filter(|_| self.root) else {
+            return Vec::new();
+        };
+        let Some(text) = self.submissions.get(turn).cloned() else {
+            return Vec::new();
+        };
+        self.submitted.insert(turn.to_owned());
+        self.request(
+            "turn/start",
+            json!({"input": [{"type": "text", "text": text}]}),
+            json!({"turn": {"id": turn}}),
+        )
+    }
+
+    fn aborted(&mut self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
+        let reason = payload
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("interrupted");
+        let mut out = Vec::new();
+        if reason == "interrupted" {
+            out = self.request("turn/interrupt", json!({"turnId": turn}), json!({}));
+        }
+        let status = if reason == "interrupted" {
+            "interrupted"
+        } else {
+            "failed"
+        };
+        let error =
+            (status == "failed").then(|| json!({"message": format!("turn aborted: {reason}")}));
+        out.push(self.notify(
+            "turn/completed",
+            json!({"turn": {"id": turn, "status": status, "error": error}}),
+        ));
+        out
+    }
+
+    fn item(&mut self, payload: &Value, turn: Option<&str>) -> Vec<Value> {
+        let Some(item) = payload.get("item") else {
+            return Vec::new();
+        };
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
+        if kind == "UserMessage" && self.root {
+            let Some(turn) = turn else { return Vec::new() };
+            if self.submitted.remove(turn) {
+                return Vec::new(); // the submission itself, sent at the turn's start
+            }
+            let text = content_text(item).unwrap_or_default();
+            let params = json!({"input": [{"type": "text", "text": text}], "expectedTurnId": turn});
+            return self.request("turn/steer", params, json!({"turnId": turn}));
+        }
+        let thread = payload
+            .get("thread_id")
+            .and_then(Value::as_str)
+            .unwrap_or(self.thread.as_str())
+            .to_owned();
+        let mut params = Map::new();
+        params.insert("threadId".into(), Value::String(thread));
+        params.insert(
+            "turnId".into(),
+            turn.map_or(Value::Null, |t| Value::String(t.to_owned())),
+        );
+        params.insert("item".into(), app_server_item(item));
+        vec![json!({"method": "item/completed", "params": Value::Object(params)})]
+    }
+
+    /// The older spawn record: a completed `spawnAgent` call naming the new thread.
+    fn spawn_end(&mut self, payload: &Value, turn: Option<&str>) -> Vec<Value> {
+        let call = payload.get("call_id").cloned().unwrap_or(Value::Null);
+        let child = payload.get("new_thread_id").and_then(Value::as_str);
+        let item = json!({
+            "type": "collabAgentToolCall", "id": call, "tool": "spawnAgent",
+            "status": if child.is_some() { "completed" } else { "failed" },
+            "senderThreadId": payload.get("sender_thread_id").cloned().unwrap_or(Value::Null),
+            "receiverThreadIds": child.map_or_else(Vec::new, |c| vec![c]),
+            "prompt": payload.get("prompt").cloned().unwrap_or(Value::Null),
+        });
+        vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+    }
+
+    /// A server notification on this file's thread.
+    fn notify(&self, method: &str, params: Value) -> Value {
+        let mut params = params;
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("threadId".into(), Value::String(self.thread.clone()));
+        }
+        json!({"method": method, "params": params})
+    }
+
+    /// A client request on this file's thread and the server's answer.
+    fn request(&mut self, method: &str, params: Value, result: Value) -> Vec<Value> {
+        self.next_id += 1;
+        let id = format!("rollout-{}-{}", self.file, self.next_id);
+        let mut params = params;
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("threadId".into(), Value::String(self.thread.clone()));
+        }
+        vec![
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            json!({"id": id, "result": result}),
+        ]
+    }
+}
+
+/// The text parts of an item's `content`, joined.
+fn content_text(item: &Value) -> Option<String> {
+    let parts: Vec<&str> = item
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// A rollout item in the app-server's shape: `PascalCase` type → `camelCase`, snake_case
+/// fields → camelCase, a collab tool's `snake_case` name → `camelCase`, an agent
+/// message's content → its `text`.
+fn app_server_item(item: &Value) -> Value {
+    let Some(obj) = item.as_object() else {
+        return item.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in obj {
+        let value = match key.as_str() {
+            "type" => Value::String(camel(value.as_str().unwrap_or_default(), false)),
+            "tool" => Value::String(camel(value.as_str().unwrap_or_default(), true)),
+            _ => value.clone(),
+        };
+        out.insert(camel(key, true), value);
+    }
+    if obj.get("type").and_then(Value::as_str) == Some("AgentMessage") {
+        out.insert(
+            "text".into(),
+            Value::String(content_text(item).unwrap_or_default()),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `snake_case` or `PascalCase` → `camelCase` (`lower_first` lowers a leading capital
+/// too; names already camelCase stay).
+fn camel(name: &str, snake: bool) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for (i, c) in name.chars().enumerate() {
+        if snake && c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else if i == 0 {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "codex_tests.rs"]
+mod tests;

@@ -18,14 +18,19 @@ pub(super) type Lane = Vec<(Place, Option<Millis>, ProviderRecord)>;
 /// Merges `lanes` (in file order, the root's first) into one stream.
 pub(super) fn merge(lanes: Vec<Lane>) -> Vec<(Place, ProviderRecord)> {
     let total = lanes.iter().map(Vec::len).sum();
-    let mut lanes: Vec<_> = lanes.into_iter().map(|l| l.into_iter().peekable()).collect();
+    let mut lanes: Vec<_> = lanes
+        .into_iter()
+        .map(|l| l.into_iter().peekable())
+        .collect();
     let mut last: Vec<Option<Millis>> = vec![None; lanes.len()];
     let mut out = Vec::with_capacity(total);
     let mut latest: Option<Millis> = None;
     loop {
         let mut best: Option<(usize, Option<Millis>)> = None;
         for (i, lane) in lanes.iter_mut().enumerate() {
-            let Some((_, at, _)) = lane.peek() else { continue };
+            let Some((_, at, _)) = lane.peek() else {
+                continue;
+            };
             let at = at.or(last.get(i).copied().flatten());
             let earlier = match best {
                 None => true,
@@ -60,7 +65,11 @@ mod tests {
             .enumerate()
             .map(|(i, at)| {
                 let place = Place { file, line: i + 1 };
-                (place, *at, ProviderRecord::new("server", json!({"n": i}), *at))
+                (
+                    place,
+                    *at,
+                    ProviderRecord::new("server", json!({"n": i}), *at),
+                )
             })
             .collect()
     }

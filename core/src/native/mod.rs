@@ -31,10 +31,11 @@ mod claude;
 mod codex;
 mod merge;
 mod time;
+mod zed;
 
 use serde_json::Value;
 
-use crate::engine::{Engine, EngineError, Options as EngineOptions, Replay};
+use crate::engine::{Engine, EngineError, Options as EngineOptions, Output, Replay};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
@@ -80,6 +81,8 @@ pub enum Kind {
     ClaudeTranscript,
     /// A Claude Code subagent's `agent-<id>.meta.json`.
     ClaudeMeta,
+    /// Zed's ACP log ("Copy All Messages": a JSON array of `_direction`-tagged messages).
+    ZedAcpLog,
 }
 
 impl Kind {
@@ -88,32 +91,53 @@ impl Kind {
         match self {
             Kind::CodexRollout => Format::CodexAppServer,
             Kind::ClaudeTranscript | Kind::ClaudeMeta => Format::ClaudeSdk,
+            Kind::ZedAcpLog => Format::Acp,
         }
     }
 }
 
-/// The kind of a native file, from its name and its first non-blank line; `None` for a
+/// The kind of a native file, from its name and its beginning (`head`: at least its
+/// first non-blank line; a Zed log is told from its first kilobytes); `None` for a
 /// trace lineage reads line by line (enveloped or not) or an unrelated file.
-pub fn kind_of(name: &str, first_line: &str) -> Option<Kind> {
+///
+/// ```
+/// use lineage_core::native::{kind_of, Kind};
+/// let rollout = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1"}}"#;
+/// assert_eq!(kind_of("rollout-T1.jsonl", rollout), Some(Kind::CodexRollout));
+/// assert_eq!(kind_of("zed.json", "[\n  {\n    \"_direction\": \"outgoing\","), Some(Kind::ZedAcpLog));
+/// assert_eq!(kind_of("t.jsonl", r#"{"from":"client","message":{}}"#), None);
+/// ```
+pub fn kind_of(name: &str, head: &str) -> Option<Kind> {
     if name.ends_with(".meta.json") {
         return Some(Kind::ClaudeMeta);
     }
-    let value: Value =
-        crate::trace::json::parse(crate::trace::strip_bom(first_line.trim())).ok()?.value;
+    let head = crate::trace::strip_bom(head);
+    if zed::is_log(head) {
+        return Some(Kind::ZedAcpLog);
+    }
+    let first_line = head.lines().find(|l| !l.trim().is_empty())?;
+    let value: Value = crate::trace::json::parse(first_line.trim()).ok()?.value;
     let obj = value.as_object()?;
-    if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type")
-    {
+    if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type") {
         return Some(Kind::CodexRollout);
     }
-    // A transcript may open with bookkeeping (`queue-operation`, `file-history-snapshot`)
-    // rather than a conversation record.
+    // Transcript records name their session `sessionId` (stream-json says `session_id`);
+    // a few record kinds exist only in transcripts and may come first.
     let kind = obj.get("type").and_then(Value::as_str);
-    let claude = obj.contains_key("sessionId")
-        && (obj.contains_key("uuid") || obj.contains_key("leafUuid") || kind.is_some())
-        || kind == Some("summary") && obj.contains_key("leafUuid")
-        || kind == Some("file-history-snapshot") && obj.contains_key("snapshot");
+    let claude = obj.contains_key("sessionId") && kind.is_some()
+        || kind.is_some_and(|k| TRANSCRIPT_ONLY.contains(&k));
     claude.then_some(Kind::ClaudeTranscript)
 }
+
+/// Record kinds only Claude Code transcripts hold.
+const TRANSCRIPT_ONLY: [&str; 6] = [
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "ai-title",
+    "custom-title",
+    "last-prompt",
+];
 
 /// Where an input came from: the file (an index into [`Source::files`]) and its
 /// physical, 1-based line.
@@ -172,39 +196,39 @@ pub fn read(files: &[File]) -> Source {
     };
     let mut rollouts = Vec::new();
     let mut claude = Vec::new();
+    let mut zed_logs = Vec::new();
     for (index, file) in files.iter().enumerate() {
-        let first = file.text.lines().find(|l| !l.trim().is_empty());
-        match first.and_then(|l| kind_of(file.name(), l)) {
+        let empty = file.text.trim().is_empty();
+        match kind_of(file.name(), head(&file.text)) {
             Some(Kind::CodexRollout) => rollouts.push(index),
             Some(Kind::ClaudeTranscript | Kind::ClaudeMeta) => claude.push(index),
-            None => source.findings.push(unrelated(index, file, first.is_none())),
+            Some(Kind::ZedAcpLog) => zed_logs.push(index),
+            None => source.findings.push(unrelated(index, file, empty)),
         }
     }
     codex::read(files, &rollouts, &mut source);
+    zed::read(files, &zed_logs, &mut source);
     claude::read(files, &claude, &mut source);
     source
 }
 
-/// Claude Code transcripts are recognized but not read yet: each file is reported.
-fn claude_unread(files: &[File], indices: &[usize], source: &mut Source) {
-    for &index in indices {
-        let name = files.get(index).map(File::name).unwrap_or_default();
-        source.findings.push(Located {
-            file: index,
-            finding: Finding::new(
-                1,
-                Code::NativeFileUnrelated,
-                format!("`{name}` is a Claude Code transcript, which this version does not read yet"),
-            ),
-        });
+/// The first kilobytes of a text (on a character boundary), for [`kind_of`].
+pub fn head(text: &str) -> &str {
+    let mut end = text.len().min(HEAD);
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    text.get(..end).unwrap_or_default()
 }
+
+/// How much of a file [`kind_of`] needs.
+pub const HEAD: usize = 64 * 1024;
 
 fn unrelated(index: usize, file: &File, empty: bool) -> Located {
     let why = if empty {
         "is empty"
     } else {
-        "is not a Codex rollout or a Claude Code transcript (its first record tells no native kind)"
+        "is not a Codex rollout, a Claude Code transcript or a Zed ACP log (its first record tells no native kind)"
     };
     Located {
         file: index,
@@ -237,30 +261,46 @@ pub struct NativeReplay {
 }
 
 /// Replays stream `index` of `source` through the engine.
-pub fn replay(source: &Source, index: usize, options: Options) -> Result<NativeReplay, EngineError> {
-    let stream = source.streams.get(index).ok_or(EngineError::UnknownFormat)?;
+pub fn replay(
+    source: &Source,
+    index: usize,
+    options: Options,
+) -> Result<NativeReplay, EngineError> {
+    replay_observed(source, index, options, |_, _, _| {})
+}
+
+/// [`replay`], handing `observe` the engine, the output and the record after each
+/// record (a timeline or a projection follows the replay this way).
+pub fn replay_observed(
+    source: &Source,
+    index: usize,
+    options: Options,
+    mut observe: impl FnMut(&Engine, &Output, &ProviderRecord),
+) -> Result<NativeReplay, EngineError> {
+    let stream = source
+        .streams
+        .get(index)
+        .ok_or(EngineError::UnknownFormat)?;
     let mut engine = Engine::new(EngineOptions {
-        format: Some(stream.format),
-        codex_root_thread: (stream.format == Format::CodexAppServer).then(|| stream.root.clone()),
         record_events: options.record_events,
-        ..EngineOptions::default()
+        ..stream.engine_options()
     });
-    let count = options.until.unwrap_or(usize::MAX).min(stream.records.len());
+    let count = options
+        .until
+        .unwrap_or(usize::MAX)
+        .min(stream.records.len());
     for (_, record) in stream.records.iter().take(count) {
-        engine.push_record(record.clone())?;
+        let out = engine.push_record(record.clone())?;
+        observe(&engine, &out, record);
     }
     let mut replay = if options.until.is_some() {
         engine.stop()?
     } else {
         engine.finish()?
     };
-    let place = |line: usize| -> Place {
-        let k = line.clamp(1, stream.records.len().max(1)) - 1;
-        stream.records.get(k).map_or(Place { file: stream.files.first().copied().unwrap_or(0), line: 1 }, |(p, _)| *p)
-    };
     let mut findings: Vec<Located> = stream.findings.clone();
     for finding in &mut replay.findings {
-        let at = place(finding.line);
+        let at = stream.place(finding.line);
         finding.line = at.line;
         findings.push(Located {
             file: at.file,
@@ -269,4 +309,30 @@ pub fn replay(source: &Source, index: usize, options: Options) -> Result<NativeR
     }
     findings.sort_by_key(|l| (l.file, l.finding.line));
     Ok(NativeReplay { replay, findings })
+}
+
+impl Stream {
+    /// The engine options its records are read with (the format, the Codex root thread).
+    pub fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            format: Some(self.format),
+            codex_root_thread: (self.format == Format::CodexAppServer).then(|| self.root.clone()),
+            ..EngineOptions::default()
+        }
+    }
+
+    /// The file and line of the stream's `position`th record (1-based, as the engine
+    /// numbers the records it is given); the root file's first line when out of range.
+    pub fn place(&self, position: usize) -> Place {
+        position
+            .checked_sub(1)
+            .and_then(|k| self.records.get(k))
+            .map_or(
+                Place {
+                    file: self.files.first().copied().unwrap_or(0),
+                    line: 1,
+                },
+                |(p, _)| *p,
+            )
+    }
 }

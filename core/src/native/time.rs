@@ -42,7 +42,12 @@ fn iso(text: &str) -> Option<Millis> {
     }
     let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
     let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
         return None;
     }
     let mut at = 19;
@@ -94,11 +99,26 @@ mod tests {
     #[test]
     fn iso_timestamps_of_both_programs_read_as_milliseconds() {
         // Codex rollout and Claude transcript timestamps (UTC, milliseconds).
-        assert_eq!(parse_timestamp(&json!("2026-12-01T15:01:26.610Z")), Some(1_796_137_286_610));
-        assert_eq!(parse_timestamp(&json!("2000-02-29T00:00:00Z")), Some(951_782_400_000));
-        assert_eq!(parse_timestamp(&json!("2026-12-01 15:01:26Z")), Some(1_796_137_286_000));
-        assert_eq!(parse_timestamp(&json!("2026-12-01T15:01:26.6104567Z")), Some(1_796_137_286_610));
-        assert_eq!(parse_timestamp(&json!("2026-12-01T10:01:26.610-05:00")), Some(1_796_137_286_610));
+        assert_eq!(
+            parse_timestamp(&json!("2026-12-01T15:01:26.610Z")),
+            Some(1_796_137_286_610)
+        );
+        assert_eq!(
+            parse_timestamp(&json!("2000-02-29T00:00:00Z")),
+            Some(951_782_400_000)
+        );
+        assert_eq!(
+            parse_timestamp(&json!("2026-12-01 15:01:26Z")),
+            Some(1_796_137_286_000)
+        );
+        assert_eq!(
+            parse_timestamp(&json!("2026-12-01T15:01:26.6104567Z")),
+            Some(1_796_137_286_610)
+        );
+        assert_eq!(
+            parse_timestamp(&json!("2026-12-01T10:01:26.610-05:00")),
+            Some(1_796_137_286_610)
+        );
     }
 
     #[test]

@@ -56,6 +56,16 @@ impl Converter {
         Ok(self.records(&out.changes))
     }
 
+    /// One parsed provider record (a native source's, see [`crate::native`]); returns the
+    /// output records it caused.
+    pub fn push_record(
+        &mut self,
+        record: crate::providers::ProviderRecord,
+    ) -> Result<String, crate::engine::EngineError> {
+        let out = self.engine.push_record(record)?;
+        Ok(self.records(&out.changes))
+    }
+
     /// One input line of text; returns the output records it caused.
     pub fn push_line(&mut self, line: &str) -> Result<String, crate::engine::EngineError> {
         self.push_bytes(line.as_bytes())

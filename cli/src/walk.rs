@@ -1,4 +1,5 @@
-//! The inputs of `lineage check`: each path as given, each directory walked.
+//! The inputs of `lineage check` (and the files of a native source folder): each path as
+//! given, each directory walked.
 //!
 //! Owns: the walk order and cycle detection. A path that is not a directory (a file, a
 //! FIFO, `/dev/stdin`) or `-` is an input as given. A directory is walked depth first,
@@ -17,10 +18,10 @@ use std::path::{Path, PathBuf};
 use crate::input;
 
 /// A path to check, or a path and why it cannot be.
-pub(super) type Input = Result<PathBuf, (PathBuf, String)>;
+pub(crate) type Input = Result<PathBuf, (PathBuf, String)>;
 
 /// Every input of `paths`, in order.
-pub(super) fn inputs(paths: &[PathBuf]) -> Vec<Input> {
+pub(crate) fn inputs(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
     for path in paths {
         if input::is_stdin(path) {

@@ -1,0 +1,261 @@
+//! Native sources on disk: a Codex `sessions` folder (or a date folder, or one rollout), a
+//! Claude Code project folder (or a session's file), found and read for the core's
+//! native reader.
+//!
+//! Owns: telling whether a path is a native source (a folder, or a regular file whose
+//! first record is a rollout's or a transcript's), the files that belong to it, and
+//! reading them. A folder is walked as `lineage check` walks one (depth first, path
+//! order, each file once); a subagent's `agent-<id>.meta.json` comes with its
+//! `agent-<id>.jsonl`. A single rollout comes with the other rollouts of its folder (its
+//! children are written there); a Claude Code session file with its `<session>/` folder
+//! and the flat `agent-*.jsonl` files beside it.
+//! Never: interprets a record (the core does); never drops a file silently: a file that
+//! cannot be read is an error with its path, and bytes that are not UTF-8 are a finding
+//! at their line.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use lineage_core::finding::{Code, Finding};
+use lineage_core::native::{self, File, Kind, Located, Source};
+
+use crate::{input, walk};
+
+/// The native kind of a regular file, from its name and first non-blank line.
+pub(crate) fn kind(path: &Path) -> Option<Kind> {
+    if input::is_stdin(path) || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    if name.ends_with(".meta.json") {
+        return Some(Kind::ClaudeMeta);
+    }
+    let mut head = Vec::new();
+    let file = std::fs::File::open(path).ok()?;
+    file.take(native::HEAD as u64).read_to_end(&mut head).ok()?;
+    native::kind_of(&name, &String::from_utf8_lossy(&head))
+}
+
+/// Is `path` a native source: a folder, or a native file?
+pub(crate) fn is_native(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir()) || kind(path).is_some()
+}
+
+/// The files of the native source `path`, in path order.
+pub(crate) fn gather(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let files = if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        let mut found = Vec::new();
+        for input in walk::inputs(&[path.to_path_buf()]) {
+            found.push(input.map_err(|(p, why)| format!("{}: {why}", p.display()))?);
+        }
+        found
+    } else {
+        companions(path)
+    };
+    Ok(with_metas(files))
+}
+
+/// A native file with the files that belong to its source.
+fn companions(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    let siblings = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        v.sort();
+        v
+    };
+    match kind(path) {
+        Some(Kind::CodexRollout) => {
+            out.extend(
+                siblings()
+                    .into_iter()
+                    .filter(|p| kind(p) == Some(Kind::CodexRollout)),
+            );
+        }
+        Some(Kind::ClaudeTranscript) => {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !name.starts_with("agent-") {
+                let flat = siblings().into_iter().filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
+                });
+                out.extend(flat);
+                if let Some(stem) = path.file_stem() {
+                    let folder = dir.join(stem);
+                    if folder.is_dir() {
+                        out.extend(walk::inputs(&[folder]).into_iter().flatten());
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The `agent-<id>.meta.json` beside an `agent-<id>.jsonl`, when it exists.
+fn meta_of(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let stem = name.strip_prefix("agent-")?.strip_suffix(".jsonl")?;
+    let meta = path.with_file_name(format!("agent-{stem}.meta.json"));
+    meta.is_file().then_some(meta)
+}
+
+/// Reads the files of a native source and the source they make; a file that cannot be
+/// read is left out and returned with its error. Bytes that are not UTF-8 are replaced
+/// and reported at their line (`invalid-utf8`).
+pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
+    let mut files = Vec::with_capacity(paths.len());
+    let mut utf8 = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                errors.push((path.clone(), e.to_string()));
+                continue;
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                let bytes = e.into_bytes();
+                let valid = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+                let line = 1 + bytes
+                    .get(..valid)
+                    .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count());
+                let message = "bytes that are not UTF-8: they were read as U+FFFD";
+                let finding = Finding::new(line, Code::InvalidUtf8, message);
+                utf8.push(Located {
+                    file: files.len(),
+                    finding,
+                });
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        };
+        files.push(File::new(path.display().to_string(), text));
+    }
+    let mut source = native::read(&files);
+    for located in utf8 {
+        match source
+            .streams
+            .iter_mut()
+            .find(|s| s.files.contains(&located.file))
+        {
+            Some(stream) => stream.findings.push(located),
+            None => source.findings.push(located),
+        }
+    }
+    (source, errors)
+}
+
+/// `paths` with the `agent-<id>.meta.json` of each `agent-<id>.jsonl` among them.
+pub(crate) fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let metas: Vec<PathBuf> = paths.iter().filter_map(|f| meta_of(f)).collect();
+    paths.extend(metas);
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Opens the native source `path` and picks the tree to show: the one `session` names
+/// (its root id), the one a given file belongs to, or the only one. Several trees and no
+/// choice is a usage error that lists them.
+pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize), String> {
+    let paths = gather(path)?;
+    let (source, errors) = read(&paths);
+    if let Some((path, why)) = errors.first() {
+        return Err(format!("{}: {why}", path.display()));
+    }
+    let roots: Vec<&str> = source.streams.iter().map(|s| s.root.as_str()).collect();
+    let given_file = paths.iter().position(|p| p == path);
+    let chosen = match (session, given_file) {
+        (Some(id), _) => roots.iter().position(|r| *r == id).ok_or_else(|| {
+            format!(
+                "no session tree with root `{id}` in this source (roots: {})",
+                list(&roots)
+            )
+        })?,
+        (None, Some(file)) => source
+            .streams
+            .iter()
+            .position(|s| s.files.contains(&file))
+            .ok_or_else(|| not_read(&source, file))?,
+        (None, None) if roots.len() == 1 => 0,
+        (None, None) if roots.is_empty() => {
+            return Err(format!(
+                "no session tree in this folder: {}",
+                reasons(&source)
+            ));
+        }
+        (None, None) => {
+            return Err(format!(
+                "this folder holds {} session trees; pick one with --session <ROOT>: {}",
+                roots.len(),
+                list(&roots)
+            ));
+        }
+    };
+    Ok((source, chosen))
+}
+
+fn list(roots: &[&str]) -> String {
+    const SHOWN: usize = 20;
+    let mut text = roots
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if roots.len() > SHOWN {
+        text.push_str(&format!(", and {} more", roots.len() - SHOWN));
+    }
+    text
+}
+
+/// Why a file given on its own is in no tree: the reader's findings about it.
+fn not_read(source: &Source, file: usize) -> String {
+    let why: Vec<&str> = source
+        .findings
+        .iter()
+        .filter(|l| l.file == file)
+        .map(|l| l.finding.message.as_str())
+        .collect();
+    if why.is_empty() {
+        "this file belongs to no session tree".to_owned()
+    } else {
+        why.join("; ")
+    }
+}
+
+fn reasons(source: &Source) -> String {
+    let why: Vec<String> = source
+        .findings
+        .iter()
+        .take(5)
+        .map(|l| {
+            let path = source.files.get(l.file).map_or("?", String::as_str);
+            format!("{path}:{}: {}", l.finding.line, l.finding.message)
+        })
+        .collect();
+    if why.is_empty() {
+        "no Codex rollout or Claude Code transcript found".to_owned()
+    } else {
+        why.join("; ")
+    }
+}

@@ -1,0 +1,184 @@
+//! Native sources through the CLI: a Codex sessions folder, a date folder, one rollout
+//! and its siblings; `--session` to pick a tree; `check` reporting each finding under
+//! the file that holds it; a folder with a file that is not the program's, a child
+//! whose parent is missing, a file cut short.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod common;
+use common::lineage;
+
+fn real_native(run: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../traces/real-native/codex")
+        .join(run)
+}
+
+fn date_folder(run: &str) -> PathBuf {
+    real_native(run).join("sessions/2026/12/01")
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lineage-native-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn a_sessions_folder_a_date_folder_and_a_rollout_replay_to_the_same_tree() {
+    let run = "09-interrupt-root-fan-out";
+    let folder = real_native(run);
+    let day = date_folder(run);
+    let root_file = std::fs::read_dir(&day)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("1e00-7673"))
+        .unwrap();
+    let views: Vec<Value> = [&folder, &day, &root_file]
+        .iter()
+        .map(|p| {
+            json(&lineage(&[
+                "replay",
+                "--format",
+                "json",
+                p.to_str().unwrap(),
+            ]))
+        })
+        .collect();
+    for v in &views {
+        assert_eq!(v["sessions"], views[0]["sessions"]);
+        assert_eq!(v["source"]["files"].as_array().unwrap().len(), 2);
+    }
+    let turns: Vec<(&str, &str)> = views[0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap(),
+                s["turns"][0]["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(turns, [("root", "canceled"), ("child", "canceled")]);
+    let note = &views[0]["diagnostics"][0];
+    assert_eq!(note["rule"], "native-source-limits");
+    assert!(
+        note["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(root_file.file_name().unwrap().to_str().unwrap())
+    );
+}
+
+#[test]
+fn a_folder_of_several_trees_asks_for_one_and_session_picks_it() {
+    let all = real_native("").join("..").join("codex");
+    let out = lineage(&["replay", all.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds 19 session trees") && stderr.contains("--session"),
+        "{stderr}"
+    );
+    let root = "01a23220-1e00-7673-9b19-4f0832fde1a7";
+    let out = lineage(&[
+        "replay",
+        all.to_str().unwrap(),
+        "--session",
+        root,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json(&out)["sessions"][0]["id"], root);
+}
+
+#[test]
+fn check_reports_each_finding_under_its_own_file_and_reads_the_rest() {
+    let dir = temp("check");
+    let day = date_folder("01-one-child");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&day)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for f in &files {
+        std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    // A child whose parent's rollout is elsewhere, an unrelated file, and the child of the
+    // run cut in the middle of its last line.
+    let orphan = std::fs::read_to_string(
+        &date_folder("07-child-fails").join(
+            std::fs::read_dir(date_folder("07-child-fails"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .find(|n| n.to_string_lossy().contains("1855-77e3"))
+                .unwrap(),
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("rollout-orphan.jsonl"), orphan).unwrap();
+    std::fs::write(dir.join("notes.jsonl"), "{\"todo\":\"ship\"}\n").unwrap();
+    let child = dir.join(files[1].file_name().unwrap());
+    let text = std::fs::read_to_string(&child).unwrap();
+    std::fs::write(&child, &text[..text.len() - 40]).unwrap();
+    let out = lineage(&["check", "--format", "json", dir.to_str().unwrap()]);
+    let report = json(&out);
+    let by_file: Vec<(String, Vec<(String, u64)>)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = Path::new(f["path"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let findings = f["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| {
+                    (
+                        x["rule"].as_str().unwrap().to_owned(),
+                        x["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            (name, findings)
+        })
+        .collect();
+    let lines = text.lines().count() as u64;
+    let find = |name: &str| {
+        by_file
+            .iter()
+            .find(|(n, _)| n.contains(name))
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(find("notes"), [("native-file-unrelated".to_owned(), 1)]);
+    assert_eq!(find("orphan"), [("native-parent-missing".to_owned(), 1)]);
+    assert_eq!(find("fc44-75c1"), [("malformed-record".to_owned(), lines)]);
+    assert_eq!(find("fba5-7122"), [("native-source-limits".to_owned(), 1)]);
+    // The cut child's earlier records still read: its turn started, so the root waits.
+    assert_eq!(out.status.code(), Some(1), "{by_file:?}");
+    let replay = json(&lineage(&[
+        "replay",
+        "--format",
+        "json",
+        files[0].to_str().unwrap(),
+    ]));
+    assert_eq!(replay["sessions"].as_array().unwrap().len(), 2);
+}

@@ -1,0 +1,134 @@
+//! Codex rollouts: the files Codex itself wrote during the lab's runs
+//! (`traces/real-native/codex/<run>/sessions/YYYY/MM/DD/rollout-*.jsonl`), read as one
+//! native source, replay to the same tree as the app-server trace of the same run
+//! (`traces/real/codex/<run>.jsonl`), except for what rollouts do not keep.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use lineage_core::engine::{Engine, Options, Replay};
+use lineage_core::native::{self, File};
+use lineage_traces::shape;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Every file under `dir`, sorted by path.
+fn files_under(dir: &Path) -> Vec<File> {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut paths = Vec::new();
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            File::new(
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn runs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native/codex"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn enveloped(run: &Path) -> Replay {
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(root().join(format!("real/codex/{name}.jsonl"))).unwrap();
+    let mut engine = Engine::new(Options::default());
+    for line in text.lines() {
+        engine.push_line(line).unwrap();
+    }
+    engine.finish().unwrap()
+}
+
+/// The shape without what a rollout cannot hold: interactions (approvals and questions
+/// are not persisted) and the findings about them; the native reader's own note is
+/// left out too.
+fn comparable(mut shape: Value) -> Value {
+    shape["interactions"] = Value::Array(Vec::new());
+    let codes: Vec<Value> = shape["codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| *c != "native-source-limits")
+        .cloned()
+        .collect();
+    shape["codes"] = Value::Array(codes);
+    shape
+}
+
+#[test]
+fn every_run_s_rollouts_replay_to_the_app_server_trace_s_tree() {
+    let runs = runs();
+    assert!(runs.len() >= 19, "{}", runs.len());
+    for run in runs {
+        let files = files_under(&run.join("sessions"));
+        let source = native::read(&files);
+        assert!(
+            source.findings.is_empty(),
+            "{}: {:?}",
+            run.display(),
+            source.findings
+        );
+        assert_eq!(source.streams.len(), 1, "{}", run.display());
+        assert_eq!(
+            source.streams[0].files.len(),
+            files.len(),
+            "{}",
+            run.display()
+        );
+        let native = native::replay(&source, 0, native::Options::default()).unwrap();
+        assert_eq!(shape(&native.replay)["interactions"], serde_json::json!([]));
+        assert_eq!(
+            messages(&native.replay),
+            messages(&enveloped(&run)),
+            "{}",
+            run.display()
+        );
+        assert_eq!(
+            comparable(shape(&native.replay)),
+            comparable(shape(&enveloped(&run))),
+            "{}",
+            run.display()
+        );
+    }
+}
+
+/// Each session's messages: role and text, in order.
+fn messages(replay: &Replay) -> Value {
+    let view = lineage_core::render::json(replay);
+    let sessions = view["sessions"].as_array().unwrap();
+    sessions
+        .iter()
+        .map(|s| {
+            let texts: Vec<Value> = s["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| serde_json::json!([m["role"], m["text"]]))
+                .collect();
+            serde_json::json!([s["id"], texts])
+        })
+        .collect()
+}
