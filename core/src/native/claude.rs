@@ -76,7 +76,7 @@ const SILENT_KINDS: [&str; 20] = [
 ];
 
 /// What the note of every tree says the transcripts do not hold.
-const LIMITS: &str = "Claude Code transcripts keep no control traffic: permission requests, hook callbacks and the host's interrupt and stop_task requests are not in them. A permission the user answered is read from its tool result's `permissionDecision` (its request id made from the tool use), a pending one is not seen; an interrupt during a model turn is read from the CLI's `[Request interrupted by user]` record; a stopped subagent from its `killed` task notification or its launch result (settled canceled, with no cancel request); an interrupt while no model turn runs shows only as its subagents' stops";
+const LIMITS: &str = "Claude Code transcripts keep no control traffic (permission requests, hook callbacks, the host's interrupt and stop_task): a permission the user answered is read from its tool result's `permissionDecision`, a pending one is not seen; an interrupt shows only through the CLI's `[Request interrupted by user]` records and its subagents' stops";
 
 /// One transcript file, parsed: its records with their lines.
 struct Transcript {
