@@ -29,6 +29,7 @@ use super::merge::{self, Lane};
 use super::{File, Located, Place, Source, Stream, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
+use crate::providers::codex::content_text;
 use crate::trace::Format;
 
 /// What a rollout's `session_meta` says of its thread.
@@ -586,17 +587,6 @@ impl FileReader {
             json!({"id": id, "result": result}),
         ]
     }
-}
-
-/// The text parts of an item's `content`, joined.
-fn content_text(item: &Value) -> Option<String> {
-    let parts: Vec<&str> = item
-        .get("content")?
-        .as_array()?
-        .iter()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
 /// A rollout item in the app-server's shape: `PascalCase` type → `camelCase`, snake_case
