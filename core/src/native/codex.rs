@@ -385,42 +385,12 @@ impl FileReader {
                 let turn = json!({"id": turn, "status": "inProgress"});
                 vec![self.notify("turn/started", json!({ "turn": turn }))]
             }
-            "task_complete" => {
-                // A failed turn carries its `error`; the app-server reports it as an
-                // `error` notification before the turn's end, as here.
-                let error = payload.get("error").filter(|e| !e.is_null());
-                let mut out: Vec<Value> = error
-                    .map(|e| self.notify("error", json!({"error": e})))
-                    .into_iter()
-                    .collect();
-                let status = if error.is_some() {
-                    "failed"
-                } else {
-                    "completed"
-                };
-                let turn = json!({"id": turn, "status": status, "error": error});
-                out.push(self.notify("turn/completed", json!({ "turn": turn })));
-                out
-            }
+            "task_complete" => self.completed(turn.as_deref(), payload),
             "turn_aborted" => self.aborted(turn.as_deref(), payload),
             "item_completed" => self.item(payload, turn.as_deref()),
             "collab_agent_spawn_end" => self.spawn_end(payload, turn.as_deref()),
-            "user_message" if !self.has_items => {
-                let text = payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let item = json!({"type": "UserMessage", "id": format!("user-{line}"), "content": [{"type": "text", "text": text}]});
-                self.item(&json!({"item": item}), turn.as_deref())
-            }
-            "agent_message" if !self.has_items => {
-                let text = payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let item =
-                    json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
-                vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+            "user_message" | "agent_message" if !self.has_items => {
+                self.legacy_message(line, kind, payload, turn.as_deref())
             }
             "error" => {
                 let message = payload.get("message").cloned().unwrap_or(Value::Null);
@@ -433,6 +403,47 @@ impl FileReader {
                 Vec::new()
             }
         }
+    }
+
+    /// `task_complete`: the turn's end, `failed` when it carries an `error` (the
+    /// app-server reports that error as an `error` notification first, as here).
+    fn completed(&self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
+        let error = payload.get("error").filter(|e| !e.is_null());
+        let mut out: Vec<Value> = error
+            .map(|e| self.notify("error", json!({ "error": e })))
+            .into_iter()
+            .collect();
+        let status = if error.is_some() {
+            "failed"
+        } else {
+            "completed"
+        };
+        let turn = json!({"id": turn, "status": status, "error": error});
+        out.push(self.notify("turn/completed", json!({ "turn": turn })));
+        out
+    }
+
+    /// An older rollout's `user_message` / `agent_message` event, in a file without
+    /// items: the message item it stands for.
+    fn legacy_message(
+        &mut self,
+        line: usize,
+        kind: &str,
+        payload: &Value,
+        turn: Option<&str>,
+    ) -> Vec<Value> {
+        let text = payload
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind == "user_message" {
+            let content = json!([{"type": "text", "text": text}]);
+            let item =
+                json!({"type": "UserMessage", "id": format!("user-{line}"), "content": content});
+            return self.item(&json!({ "item": item }), turn);
+        }
+        let item = json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
+        vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
     }
 
     fn aborted(&mut self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
