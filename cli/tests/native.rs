@@ -23,8 +23,8 @@ fn date_folder(run: &str) -> PathBuf {
 }
 
 fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    serde_json::from_slice(&out.stdout).expect(&stderr)
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -119,7 +119,7 @@ fn check_reports_each_finding_under_its_own_file_and_reads_the_rest() {
     // A child whose parent's rollout is elsewhere, an unrelated file, and the child of the
     // run cut in the middle of its last line.
     let orphan = std::fs::read_to_string(
-        &date_folder("07-child-fails").join(
+        date_folder("07-child-fails").join(
             std::fs::read_dir(date_folder("07-child-fails"))
                 .unwrap()
                 .map(|e| e.unwrap().file_name())

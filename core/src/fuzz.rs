@@ -83,3 +83,44 @@ pub fn trace_bytes(data: &[u8]) {
         }
     }
 }
+
+/// Reads arbitrary bytes as the files of a native source (`\0` separates files; their
+/// names cycle through a rollout's, a session transcript's, a subagent's and its
+/// `.meta.json`, and a Zed log's), replays every tree it finds and renders it, checking
+/// invariants. Must never panic.
+pub fn native_files(data: &[u8]) {
+    const NAMES: [&str; 5] = [
+        "rollout-0.jsonl",
+        "session.jsonl",
+        "session/subagents/agent-a1.jsonl",
+        "session/subagents/agent-a1.meta.json",
+        "zed-acp-log.json",
+    ];
+    let files: Vec<crate::native::File> = data
+        .split(|b| *b == 0)
+        .take(16)
+        .zip(NAMES.iter().cycle())
+        .enumerate()
+        .map(|(i, (bytes, name))| {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            crate::native::File::new(format!("{i}/{name}"), text)
+        })
+        .collect();
+    let source = crate::native::read(&files);
+    for index in 0..source.streams.len() {
+        let options = crate::native::Options::default();
+        let Ok(replayed) = crate::native::replay(&source, index, options) else {
+            continue;
+        };
+        if let Some(snapshot) = replayed.replay.snapshot()
+            && let Err(v) = snapshot.check_invariants(Level::Full)
+        {
+            panic!("invariant broken after a native source: {v}");
+        }
+        if replayed.findings.iter().any(|l| l.file >= files.len()) {
+            panic!("a finding names a file the source does not hold");
+        }
+        let _ = crate::render::json_string(&replayed.replay, false);
+        let _ = crate::render::tree(&replayed.replay);
+    }
+}

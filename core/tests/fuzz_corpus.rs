@@ -42,3 +42,8 @@ fn fuzz_corpus_events_replays_clean() {
 fn fuzz_corpus_trace_bytes_replays_clean() {
     replay("trace_bytes", lineage_core::fuzz::trace_bytes);
 }
+
+#[test]
+fn fuzz_corpus_native_files_replays_clean() {
+    replay("native_files", lineage_core::fuzz::native_files);
+}

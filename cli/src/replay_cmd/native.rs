@@ -19,9 +19,9 @@ pub(super) fn run(args: &ReplayArgs) -> Exit {
             until: args.at.and_then(|n| usize::try_from(n).ok()),
             ..native::Options::default()
         };
-        let replayed = native::replay_observed(&source, index, options, |engine, out, record| {
+        let replayed = native::replay_observed(&source, index, options, |engine, out, _| {
             if let Some(t) = timeline.as_mut() {
-                t.observe(engine, out, &record.message.to_string());
+                t.observe(engine, out, "");
             }
         })
         .map_err(|e| e.to_string())?;

@@ -169,6 +169,8 @@ pub struct Engine {
     sides: Sides,
     /// Whether a conductor event of another hop was skipped (said once).
     conductor_skipped: bool,
+    /// The `acp` record the last push gave the checker, normalized.
+    last_acp: Option<Value>,
 }
 
 impl Engine {
@@ -187,6 +189,7 @@ impl Engine {
             clock: Clock::default(),
             sides: Sides::default(),
             conductor_skipped: false,
+            last_acp: None,
         }
     }
 
@@ -216,6 +219,13 @@ impl Engine {
     /// ```
     pub fn message_format(message: &Value) -> Option<Format> {
         raw::format_of(message)
+    }
+
+    /// `acp` only: the record the last push gave the conformance checker, as the engine
+    /// normalized it (`{"from", "message", "at"?}`, whatever the line's shape: enveloped,
+    /// a bare JSON-RPC message, a conductor event); `None` when that push applied none.
+    pub fn last_acp_record(&self) -> Option<&Value> {
+        self.last_acp.as_ref()
     }
 
     /// The latest time the records' clock reached (`at`, ms), if any record had one.
@@ -304,6 +314,7 @@ impl Engine {
     /// once it is.
     pub fn push_line(&mut self, text: &str) -> Result<Output, EngineError> {
         self.line += 1;
+        self.last_acp = None;
         let text = if self.line == 1 {
             trace::strip_bom(text)
         } else {
@@ -364,6 +375,7 @@ impl Engine {
     /// ```
     pub fn push_record(&mut self, record: ProviderRecord) -> Result<Output, EngineError> {
         self.line += 1;
+        self.last_acp = None;
         self.seen_content = true;
         let before = self.checker_count();
         if self.arm.is_none() {
@@ -381,7 +393,9 @@ impl Engine {
                 let mut findings = Vec::new();
                 let problem = record.at_problem();
                 self.clock.stamp(line, record.at, problem, &mut findings);
-                checker.push_value(line, &record.into_acp_value());
+                let value = record.into_acp_value();
+                checker.push_value(line, &value);
+                self.last_acp = Some(value);
                 Output {
                     findings,
                     ..Output::default()
@@ -588,6 +602,7 @@ impl Engine {
                     self.clock
                         .stamp(line, at, problem.as_deref(), &mut out.findings);
                     checker.push_value(line, &value);
+                    self.last_acp = Some(value);
                 }
                 Err(e) => checker.malformed(line, e.to_string()),
             },

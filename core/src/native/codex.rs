@@ -29,7 +29,9 @@ use super::merge::{self, Lane};
 use super::{File, Located, Place, Source, Stream, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
+use crate::providers::codex::content_text;
 use crate::trace::Format;
+use crate::tree::Millis;
 
 /// What a rollout's `session_meta` says of its thread.
 struct Meta {
@@ -237,11 +239,15 @@ struct FileReader {
     /// Whether the file has `item_completed` records (then `user_message` and
     /// `agent_message` events repeat what the items say).
     has_items: bool,
-    /// Root turns that hold a user message: turn id → its first text.
-    submissions: BTreeMap<String, String>,
-    /// Root turns whose submission was sent at their start and whose `UserMessage` item
-    /// (the same message) has not been read yet.
-    submitted: BTreeSet<String>,
+    /// Root turns started and not yet given their submission: turn id → where its
+    /// `turn/started` is in the lane, with that record's place and time. The turn's first
+    /// `UserMessage` (a few records later) is the user's submission, which the client
+    /// sent before the turn started: it is inserted there ([`Insertions`]).
+    starts: BTreeMap<String, (usize, Place, Option<Millis>)>,
+    /// The turn a record just started, for the lane to note where it went.
+    started: Option<String>,
+    /// Records to insert into the lane, by position, once it is read.
+    insertions: Vec<(usize, Lane)>,
     /// The turn the file is in (events without a `turn_id` belong to it).
     turn: Option<String>,
     next_id: u64,
@@ -252,65 +258,20 @@ struct FileReader {
 
 impl FileReader {
     fn new(file: usize, meta: &Meta, root: bool, text: &str) -> Self {
-        let mut reader = Self {
+        Self {
             file,
             thread: meta.thread.clone(),
             root,
             history_start: meta.history_start,
-            has_items: false,
-            submissions: BTreeMap::new(),
-            submitted: BTreeSet::new(),
+            // A substring test, not a parse: older rollouts have no items at all.
+            has_items: text.contains("\"item_completed\""),
+            starts: BTreeMap::new(),
+            started: None,
+            insertions: Vec::new(),
             turn: None,
             next_id: 0,
             skipped: BTreeMap::new(),
             first_skipped: None,
-        };
-        reader.scan(text);
-        reader
-    }
-
-    /// Looks ahead once: which root turns hold the user's message.
-    fn scan(&mut self, text: &str) {
-        let mut turn: Option<String> = None;
-        for line in text.lines() {
-            let Ok(parsed) = crate::trace::json::parse::<Value>(line.trim()) else {
-                continue;
-            };
-            let payload = parsed.value.get("payload").cloned().unwrap_or(Value::Null);
-            let kind = payload
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if kind == "task_started" {
-                turn = payload
-                    .get("turn_id")
-                    .and_then(Value::as_str)
-                    .map(String::from);
-            }
-            if kind == "item_completed" {
-                self.has_items = true;
-            }
-            let text = match kind {
-                "item_completed"
-                    if payload.pointer("/item/type").and_then(Value::as_str)
-                        == Some("UserMessage") =>
-                {
-                    payload.get("item").and_then(content_text)
-                }
-                "user_message" => payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map(String::from),
-                _ => None,
-            };
-            let at = payload
-                .get("turn_id")
-                .and_then(Value::as_str)
-                .map(String::from)
-                .or_else(|| turn.clone());
-            if let (Some(text), Some(at), true) = (text, at, self.root) {
-                self.submissions.entry(at).or_insert(text);
-            }
         }
     }
 
@@ -322,31 +283,27 @@ impl FileReader {
                 file: self.file,
                 line: i + 1,
             };
-            let trimmed = line.trim();
-            if trimmed.is_empty() {
+            let trimmed = crate::trace::strip_bom(line.trim());
+            if trimmed.is_empty() || is_silent(trimmed) {
                 continue;
             }
-            let record = match crate::trace::json::parse::<Value>(crate::trace::strip_bom(trimmed))
-            {
+            let record = match crate::trace::json::parse::<Value>(trimmed) {
                 Ok(parsed) => parsed.value,
                 Err(e) => {
-                    findings.push(self.located(
-                        place.line,
-                        Code::MalformedRecord,
-                        format!("not a rollout record: {e}"),
-                    ));
+                    let why = format!("not a rollout record: {e}");
+                    findings.push(self.located(place.line, Code::MalformedRecord, why));
                     continue;
                 }
             };
             let at = record.get("timestamp").and_then(time::parse_timestamp);
-            for message in self.translate(place.line, &record, findings) {
-                let from = if message.get("method").is_some() && message.get("id").is_some() {
-                    "client"
-                } else {
-                    "server"
-                };
-                lane.push((place, at, ProviderRecord::new(from, message, at)));
+            self.started = None;
+            let messages = self.translate(place.line, &record, findings);
+            if let Some(turn) = self.started.take() {
+                // The `turn/started` is the last message of this record.
+                let index = lane.len() + messages.len().saturating_sub(1);
+                self.starts.insert(turn, (index, place, at));
             }
+            lane.extend(messages.into_iter().map(|m| (place, at, record_of(m, at))));
         }
         if let (Some(line), false) = (self.first_skipped, self.skipped.is_empty()) {
             let kinds: Vec<String> = self
@@ -354,16 +311,13 @@ impl FileReader {
                 .iter()
                 .map(|(k, n)| format!("`{k}` ({n})"))
                 .collect();
-            findings.push(self.located(
-                line,
-                Code::NativeRecordSkipped,
-                format!(
-                    "records of kinds this reader does not know were skipped: {}",
-                    kinds.join(", ")
-                ),
-            ));
+            let why = format!(
+                "records of kinds this reader does not know were skipped: {}",
+                kinds.join(", ")
+            );
+            findings.push(self.located(line, Code::NativeRecordSkipped, why));
         }
-        lane
+        splice(lane, std::mem::take(&mut self.insertions))
     }
 
     fn located(&self, line: usize, code: Code, message: impl Into<String>) -> Located {
@@ -425,49 +379,18 @@ impl FileReader {
         match kind {
             "task_started" => {
                 self.turn.clone_from(&turn);
-                let mut out = self.submission(turn.as_deref());
-                out.push(self.notify(
-                    "turn/started",
-                    json!({"turn": {"id": turn, "status": "inProgress"}}),
-                ));
-                out
+                if self.root {
+                    self.started.clone_from(&turn);
+                }
+                let turn = json!({"id": turn, "status": "inProgress"});
+                vec![self.notify("turn/started", json!({ "turn": turn }))]
             }
-            "task_complete" => {
-                // A failed turn carries its `error`; the app-server reports it as an
-                // `error` notification before the turn's end, as here.
-                let error = payload.get("error").filter(|e| !e.is_null());
-                let mut out: Vec<Value> = error
-                    .map(|e| self.notify("error", json!({"error": e})))
-                    .into_iter()
-                    .collect();
-                let status = if error.is_some() {
-                    "failed"
-                } else {
-                    "completed"
-                };
-                let turn = json!({"id": turn, "status": status, "error": error});
-                out.push(self.notify("turn/completed", json!({ "turn": turn })));
-                out
-            }
+            "task_complete" => self.completed(turn.as_deref(), payload),
             "turn_aborted" => self.aborted(turn.as_deref(), payload),
             "item_completed" => self.item(payload, turn.as_deref()),
             "collab_agent_spawn_end" => self.spawn_end(payload, turn.as_deref()),
-            "user_message" if !self.has_items => {
-                let text = payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let item = json!({"type": "UserMessage", "id": format!("user-{line}"), "content": [{"type": "text", "text": text}]});
-                self.item(&json!({"item": item}), turn.as_deref())
-            }
-            "agent_message" if !self.has_items => {
-                let text = payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let item =
-                    json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
-                vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+            "user_message" | "agent_message" if !self.has_items => {
+                self.legacy_message(line, kind, payload, turn.as_deref())
             }
             "error" => {
                 let message = payload.get("message").cloned().unwrap_or(Value::Null);
@@ -482,20 +405,45 @@ impl FileReader {
         }
     }
 
-    /// The client's `turn/start` for a root turn that holds the user's message.
-    fn submission(&mut self, turn: Option<&str>) -> Vec<Value> {
-        let Some(turn) = turn.filter(|_| self.root) else {
-            return Vec::new();
+    /// `task_complete`: the turn's end, `failed` when it carries an `error` (the
+    /// app-server reports that error as an `error` notification first, as here).
+    fn completed(&self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
+        let error = payload.get("error").filter(|e| !e.is_null());
+        let mut out: Vec<Value> = error
+            .map(|e| self.notify("error", json!({ "error": e })))
+            .into_iter()
+            .collect();
+        let status = if error.is_some() {
+            "failed"
+        } else {
+            "completed"
         };
-        let Some(text) = self.submissions.get(turn).cloned() else {
-            return Vec::new();
-        };
-        self.submitted.insert(turn.to_owned());
-        self.request(
-            "turn/start",
-            json!({"input": [{"type": "text", "text": text}]}),
-            json!({"turn": {"id": turn}}),
-        )
+        let turn = json!({"id": turn, "status": status, "error": error});
+        out.push(self.notify("turn/completed", json!({ "turn": turn })));
+        out
+    }
+
+    /// An older rollout's `user_message` / `agent_message` event, in a file without
+    /// items: the message item it stands for.
+    fn legacy_message(
+        &mut self,
+        line: usize,
+        kind: &str,
+        payload: &Value,
+        turn: Option<&str>,
+    ) -> Vec<Value> {
+        let text = payload
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind == "user_message" {
+            let content = json!([{"type": "text", "text": text}]);
+            let item =
+                json!({"type": "UserMessage", "id": format!("user-{line}"), "content": content});
+            return self.item(&json!({ "item": item }), turn);
+        }
+        let item = json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
+        vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
     }
 
     fn aborted(&mut self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
@@ -528,11 +476,23 @@ impl FileReader {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
         if kind == "UserMessage" && self.root {
             let Some(turn) = turn else { return Vec::new() };
-            if self.submitted.remove(turn) {
-                return Vec::new(); // the submission itself, sent at the turn's start
-            }
             let text = content_text(item).unwrap_or_default();
-            let params = json!({"input": [{"type": "text", "text": text}], "expectedTurnId": turn});
+            let input = json!([{"type": "text", "text": text}]);
+            if let Some((index, place, at)) = self.starts.remove(turn) {
+                // The user's submission: the client's `turn/start`, before the turn started.
+                let start = self.request(
+                    "turn/start",
+                    json!({ "input": input }),
+                    json!({"turn": {"id": turn}}),
+                );
+                let records = start
+                    .into_iter()
+                    .map(|m| (place, at, record_of(m, at)))
+                    .collect();
+                self.insertions.push((index, records));
+                return Vec::new();
+            }
+            let params = json!({"input": input, "expectedTurnId": turn});
             return self.request("turn/steer", params, json!({"turnId": turn}));
         }
         let thread = payload
@@ -588,15 +548,61 @@ impl FileReader {
     }
 }
 
-/// The text parts of an item's `content`, joined.
-fn content_text(item: &Value) -> Option<String> {
-    let parts: Vec<&str> = item
-        .get("content")?
-        .as_array()?
-        .iter()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n"))
+/// Whether a rollout line is of a kind with no session-tree fact, told from its `type`
+/// (and an event's `payload.type`) without building the record: most of a rollout is
+/// model input and token counts.
+fn is_silent(line: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        payload: Option<PayloadHead<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct PayloadHead<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+    }
+    let Ok(head) = serde_json::from_str::<Head<'_>>(line) else {
+        return false; // the full parse reports what is wrong
+    };
+    match head.kind.as_deref() {
+        Some("session_meta") => false,
+        Some("event_msg") => head
+            .payload
+            .and_then(|p| p.kind)
+            .is_some_and(|k| SILENT_EVENTS.contains(&k.as_ref())),
+        Some(kind) => SILENT_KINDS.contains(&kind),
+        None => false,
+    }
+}
+
+/// An app-server message as the provider record of the side that sent it (a request is
+/// the client's; its answer and every notification the server's).
+fn record_of(message: Value, at: Option<Millis>) -> ProviderRecord {
+    let client = message.get("method").is_some() && message.get("id").is_some();
+    ProviderRecord::new(if client { "client" } else { "server" }, message, at)
+}
+
+/// The lane with `insertions` (position → records to place before the record there), in
+/// one pass.
+fn splice(lane: Lane, mut insertions: Vec<(usize, Lane)>) -> Lane {
+    if insertions.is_empty() {
+        return lane;
+    }
+    insertions.sort_by_key(|(index, _)| *index);
+    let mut out =
+        Lane::with_capacity(lane.len() + insertions.iter().map(|(_, l)| l.len()).sum::<usize>());
+    let mut pending = insertions.into_iter().peekable();
+    for (index, entry) in lane.into_iter().enumerate() {
+        while let Some((_, records)) = pending.next_if(|(at, _)| *at == index) {
+            out.extend(records);
+        }
+        out.push(entry);
+    }
+    out.extend(pending.flat_map(|(_, records)| records));
+    out
 }
 
 /// A rollout item in the app-server's shape: `PascalCase` type → `camelCase`, snake_case

@@ -246,3 +246,28 @@ fn a_steer_in_the_root_turn_is_guidance_and_a_failed_turn_says_why() {
         Some((Phase::Settled, Some(crate::Outcome::Failed)))
     );
 }
+
+#[test]
+fn an_older_rollout_without_items_reads_its_message_events() {
+    let root = [
+        meta("R", None),
+        ev("01.000", json!({"type": "task_started", "turn_id": "r1"})),
+        ev("01.100", json!({"type": "user_message", "message": "go"})),
+        ev(
+            "01.900",
+            json!({"type": "agent_message", "message": "done"}),
+        ),
+        ev("02.000", json!({"type": "task_complete", "turn_id": "r1"})),
+    ]
+    .join("\n");
+    let source = native::read(&[File::new("r.jsonl", root)]);
+    let replayed = native::replay(&source, 0, Options::default()).unwrap();
+    let tree = replayed.replay.snapshot().unwrap();
+    let session = tree.session(&"R".into()).unwrap();
+    let texts: Vec<String> = session.messages.iter().map(|m| m.text.to_text()).collect();
+    assert_eq!(texts, ["go", "done"]);
+    assert_eq!(
+        phase(&source, "R#1"),
+        Some((Phase::Settled, Some(crate::Outcome::Completed)))
+    );
+}

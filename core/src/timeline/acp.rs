@@ -24,8 +24,7 @@ pub(super) struct AcpState {
 const SUBTREE_METHODS: [&str; 2] = ["session/load", "session/resume"];
 
 impl Timeline {
-    pub(super) fn observe_acp(&mut self, view: &View, line: usize, text: &str) {
-        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    pub(super) fn observe_acp(&mut self, view: &View, line: usize, value: &Value) {
         let transport = value.get("from").and_then(Value::as_str) == Some("transport");
         self.windows_at(view, line);
         if transport {

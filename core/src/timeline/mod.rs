@@ -181,8 +181,9 @@ struct LaneState {
 }
 
 impl Timeline {
-    /// Records what the last push (`out`, of the record `text`) did; call it after every
-    /// push, with the engine after that push.
+    /// Records what the last push (`out`, of the line `text`) did; call it after every
+    /// push, with the engine after that push. For `acp` the engine's normalized record
+    /// ([`Engine::last_acp_record`]) is read, so `text` matters only when it has none.
     pub fn observe(&mut self, engine: &Engine, out: &Output, text: &str) {
         let line = engine.line();
         self.last_line = line;
@@ -192,7 +193,13 @@ impl Timeline {
             self.times.push((line, at));
         }
         if let Some(view) = engine.view() {
-            self.observe_acp(view, line, text);
+            match engine.last_acp_record() {
+                Some(record) => self.observe_acp(view, line, record),
+                None => {
+                    let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                    self.observe_acp(view, line, &value);
+                }
+            }
         } else {
             for change in &out.changes {
                 self.apply(engine.snapshot(), line, change);

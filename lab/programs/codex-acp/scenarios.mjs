@@ -49,13 +49,18 @@ async function withAdapter(ctx, script, body, options = {}) {
   fs.writeFileSync(path.join(codexHome, "config.toml"), config({ url: model.url, ...options }));
   const env = { HOME: ctx.home, CODEX_HOME: codexHome, MOCK_API_KEY: "lab", RUST_LOG: "warn" };
   if (options.mode) env.INITIAL_AGENT_MODE = options.mode;
-  // `options.record`: the adapter runs behind `lineage record`, which writes this file.
+  // `options.record`: the adapter runs behind `lineage record`, which writes this file;
+  // `options.conductor`: behind the ACP conductor, whose `--trace` writes this file.
   const agent = ctx.bin("codex-acp");
-  const viaRecord = options.record ? ["record", "--format", "acp", "-o", options.record, "--", agent] : null;
+  const [cmd, args] = options.record
+    ? [ctx.lineage, ["record", "--format", "acp", "-o", options.record, "--", agent]]
+    : options.conductor
+      ? [conductorBin(), ["--trace", options.conductor, "agent", agent]]
+      : [agent, []];
   const client = new AcpClient({
     trace: ctx.trace,
-    cmd: viaRecord ? ctx.lineage : agent,
-    args: viaRecord ?? [],
+    cmd,
+    args,
     env,
     cwd: work,
     stderr: ctx.log("stderr"),
@@ -408,7 +413,35 @@ export const scenarios = [
       return out;
     },
   },
+  {
+    name: "13-one-child-through-the-acp-conductor",
+    title: "One child, with the adapter run behind the ACP conductor (agent-client-protocol-conductor 5.0.0 --trace, no proxy): the conductor's trace of the same run is kept as a native file",
+    seed: "Native inputs: the ACP conductor's --trace events; Announcing and updating an association",
+    run: async (ctx) => {
+      const traced = path.join(ctx.native, "conductor-trace.jsons");
+      const root = sequentialRoot(["A"]);
+      const script = (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req));
+      const out = await withAdapter(ctx, script, {
+        run: async (client, r, { init }) => {
+          await client.prompt(r, "Delegate one job to a helper.");
+          await sleep(500);
+          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+        },
+      }, { conductor: traced });
+      if (!fs.existsSync(traced) || !fs.readFileSync(traced, "utf8").trim()) throw new Error("the conductor wrote no trace");
+      ctx.note("`conductor-trace.jsons`: what `agent-client-protocol-conductor --trace` wrote for this run (the Client's peer wrote `traces/real/codex-acp/13-…`).");
+      out.header.conductor = { package: "agent-client-protocol-conductor", version: "5.0.0", trace: "traces/real-native/codex-acp/13-one-child-through-the-acp-conductor/conductor-trace.jsons" };
+      return out;
+    },
+  },
 ];
+
+/** The ACP conductor (`cargo install agent-client-protocol-conductor --version 5.0.0
+ *  --root lab/.tools`, as lab/record does): ACP_CONDUCTOR, else lab/.tools. */
+function conductorBin() {
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  return process.env.ACP_CONDUCTOR ?? path.join(here, "..", "..", ".tools", "bin", "agent-client-protocol-conductor");
+}
 
 /** Throws unless lineage's trace holds the messages the Client sent and received, in
  *  order per direction: the Client's lines byte for byte as it wrote them, the agent's

@@ -60,7 +60,7 @@ impl CodexAdapter {
             // `userMessage` item; on the root it repeats the client's `turn/start` /
             // `turn/steer` input, which is already the user's submission.
             "userMessage" if completed && self.root.as_ref() != Some(thread) => {
-                if let Some(text) = user_text(item) {
+                if let Some(text) = content_text(item) {
                     cx.emit(Event::Message {
                         session: thread.clone(),
                         message: Some(id.into()),
@@ -212,8 +212,8 @@ fn label(prompt: &str) -> Option<String> {
     Some(short)
 }
 
-/// The text parts of a `userMessage` item, joined.
-fn user_text(item: &Value) -> Option<String> {
+/// The text parts of an item's `content` (a `userMessage`; a rollout's items too), joined.
+pub(crate) fn content_text(item: &Value) -> Option<String> {
     let parts: Vec<&str> = item
         .get("content")?
         .as_array()?

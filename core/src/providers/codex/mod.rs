@@ -28,6 +28,8 @@ use cancel::CancelFanOut;
 use hold::Held;
 use rpc::{ClientRequest, RpcId};
 
+pub(crate) use items::content_text;
+
 /// The Codex adapter's routing state (transport correlation only, no business state).
 #[derive(Debug, Clone, Default)]
 pub struct CodexAdapter {
