@@ -58,54 +58,73 @@ pub(crate) fn gather(path: &Path) -> Result<Vec<PathBuf>, String> {
 /// A native file with the files that belong to its source.
 fn companions(path: &Path) -> Vec<PathBuf> {
     let mut out = vec![path.to_path_buf()];
-    let dir = path
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let dir = if dir.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        dir
-    };
-    let siblings = || -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        v.sort();
-        v
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
     };
     match kind(path) {
-        Some(Kind::CodexRollout) => {
-            out.extend(
-                siblings()
-                    .into_iter()
-                    .filter(|p| kind(p) == Some(Kind::CodexRollout)),
-            );
-        }
+        Some(Kind::CodexRollout) => out.extend(of_kind(&dir, Kind::CodexRollout)),
         Some(Kind::ClaudeTranscript) => {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if !name.starts_with("agent-") {
-                let flat = siblings().into_iter().filter(|p| {
-                    p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
-                });
-                out.extend(flat);
-                if let Some(stem) = path.file_stem() {
-                    let folder = dir.join(stem);
-                    if folder.is_dir() {
-                        out.extend(walk::inputs(&[folder]).into_iter().flatten());
-                    }
-                }
-            }
+            out.extend(session_files(
+                path,
+                &dir,
+                of_kind(&dir, Kind::ClaudeTranscript),
+            ));
         }
         _ => {}
     }
     out
+}
+
+/// The files of a Claude Code session given by one of its transcripts: for the session's
+/// `<session>.jsonl`, its `<session>/` folder and the transcripts beside it (the project
+/// folder: flat `agent-*.jsonl` files name their session only inside); for a subagent's
+/// `<session>/subagents/agent-<id>.jsonl`, the session's file two folders up and its files.
+fn session_files(path: &Path, dir: &Path, siblings: Vec<PathBuf>) -> Vec<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.starts_with("agent-") {
+        let in_subagents = dir.file_name().is_some_and(|d| d == "subagents");
+        let session = dir.parent().filter(|_| in_subagents).and_then(|folder| {
+            let file = folder.with_extension("jsonl");
+            file.is_file().then_some(file)
+        });
+        return match session {
+            Some(file) => {
+                let parent = file
+                    .parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                let mut all = vec![file.clone()];
+                let beside = of_kind(&parent, Kind::ClaudeTranscript);
+                all.extend(session_files(&file, &parent, beside));
+                all
+            }
+            // A flat subagent: its session is a sibling, told by the reader.
+            None => siblings,
+        };
+    }
+    let mut out = siblings;
+    if let Some(stem) = path.file_stem() {
+        let folder = dir.join(stem);
+        if folder.is_dir() {
+            out.extend(walk::inputs(&[folder]).into_iter().flatten());
+        }
+    }
+    out
+}
+
+/// The files of native kind `want` directly in `dir`, sorted.
+fn of_kind(dir: &Path, want: Kind) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| kind(p) == Some(want))
+        .collect();
+    found.sort();
+    found
 }
 
 /// The `agent-<id>.meta.json` beside an `agent-<id>.jsonl`, when it exists.

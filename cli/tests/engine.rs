@@ -15,6 +15,8 @@ fn traces() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces")
 }
 
+/// Every `*.jsonl` file under `traces/`: the corpus and every native capture (raw
+/// stream-json, Codex rollouts, Claude Code transcripts), each read as `lineage` reads it.
 fn corpus_files() -> Vec<PathBuf> {
     let mut stack = vec![traces()];
     let mut files = Vec::new();
@@ -23,25 +25,13 @@ fn corpus_files() -> Vec<PathBuf> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "jsonl") && readable(&path) {
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
                 files.push(path);
             }
         }
     }
     files.sort();
     files
-}
-
-/// Every corpus trace, and of the native captures the ones lineage reads today: raw
-/// stream-json and Codex rollouts (Claude Code transcripts await their reader).
-fn readable(path: &std::path::Path) -> bool {
-    let native = path.components().any(|c| c.as_os_str() == "real-native");
-    let rollout = path.components().any(|c| c.as_os_str() == "codex");
-    !native
-        || rollout
-        || path
-            .file_name()
-            .is_some_and(|n| n == "both.jsonl" || n == "stdout.jsonl")
 }
 
 fn json(out: &Output) -> Value {

@@ -168,10 +168,9 @@ fn each_real_project_folder_replays_like_the_enveloped_trace_of_its_run() {
         );
         let stream = &source.streams[0];
         assert_eq!(stream.format.to_string(), "claude-sdk");
-        // The session file first, then every subagent file (no meta file, no other).
+        // The session file first, then every subagent file with its meta file: all of them.
         assert!(source.files[stream.files[0]].ends_with(&format!("{}.jsonl", stream.root)));
-        let transcripts = files.iter().filter(|f| f.path.ends_with(".jsonl")).count();
-        assert_eq!(stream.files.len(), transcripts, "{}", run.display());
+        assert_eq!(stream.files.len(), files.len(), "{}", run.display());
         let native = native::replay(&source, 0, native::Options::default()).unwrap();
         let expected = as_the_transcript_can_say(&name(&run), shape(&enveloped(&run)));
         assert_eq!(shape(&native.replay), expected, "{}", run.display());

@@ -141,6 +141,8 @@ impl Transcript {
 /// What an `agent-<id>.meta.json` says.
 #[derive(Debug, Clone, Default)]
 struct Meta {
+    /// The meta file (index into the source's files).
+    file: usize,
     tool_use: Option<String>,
     parent_agent: Option<String>,
     background: Option<bool>,
@@ -160,6 +162,7 @@ fn meta(index: usize, file: &File) -> Result<Meta, Located> {
         .value;
     let text = |k: &str| str_of(&value, k).map(String::from);
     Ok(Meta {
+        file: index,
         tool_use: text("toolUseId"),
         parent_agent: text("parentAgentId"),
         background: str_of(&value, "requestShape").map(|s| s == "background"),
@@ -358,6 +361,8 @@ impl<'a> Tree<'a> {
             };
             if !self.files.contains(&agent.file) {
                 self.files.push(agent.file);
+                // Its `.meta.json` was read for this tree too.
+                self.files.extend(agent.meta.map(|m| m.file));
             }
             self.findings.extend(agent.findings.iter().cloned());
             let mut writer = Writer::new(agent.file, &root, Some(child), &known);
