@@ -178,7 +178,8 @@ fn the_current_layout_with_meta_files() {
     let source = read(&current_session(S, true));
     assert_eq!(source.streams.len(), 1);
     assert!(source.findings.is_empty(), "{:?}", source.findings);
-    assert_eq!(source.streams[0].files, [0, 1]); // the session, then its subagent
+    // The session, then its subagent with its meta file.
+    assert_eq!(source.streams[0].files, [0, 1, 2]);
     let (tree, codes) = snapshot(&source, 0);
     assert_one_foreground_child(&tree, S);
     assert_eq!(codes, [Code::NativeSourceLimits]);
@@ -376,7 +377,7 @@ fn a_project_folder_of_two_sessions_gives_two_trees() {
     assert_eq!(source.streams.len(), 2);
     assert_eq!(source.streams[0].root, S);
     assert_eq!(source.streams[1].root, S2);
-    assert_eq!(source.streams[1].files, [3, 4]);
+    assert_eq!(source.streams[1].files, [3, 4, 5]);
     for (k, session) in [S, S2].into_iter().enumerate() {
         let (tree, codes) = snapshot(&source, k);
         assert_one_foreground_child(&tree, session);
@@ -598,7 +599,7 @@ fn an_unlinked_subagent_is_reported_and_a_warmup_run_is_not() {
         .map(|l| (l.file, l.finding.rule))
         .collect();
     assert_eq!(unlinked, [(3, Code::NativeParentMissing)]);
-    assert_eq!(source.streams[0].files, [0, 1]); // the files the tree was read from
+    assert_eq!(source.streams[0].files, [0, 1, 2]); // the files the tree was read from
     let (tree, _) = snapshot(&source, 0);
     assert_one_foreground_child(&tree, S);
     assert_eq!(tree.sessions().count(), 2);
