@@ -14,7 +14,7 @@ use std::path::Path;
 
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, Options};
-use lineage_core::finding::Finding;
+use lineage_core::finding::{Finding, Revision, Shapes};
 use lineage_core::trace::Format;
 
 use crate::{CheckArgs, CheckFormat, Exit, input, terminal};
@@ -29,6 +29,9 @@ pub(crate) struct FileReport {
     pub error: Option<String>,
     /// The file's lines, for snippets in human output.
     pub lines: Vec<String>,
+    /// `acp` traces: the RFD revision checked against and the one whose shapes the
+    /// stream follows.
+    pub revision: Option<(Revision, Shapes)>,
 }
 
 impl FileReport {
@@ -39,6 +42,7 @@ impl FileReport {
             findings: Vec::new(),
             error: Some(error),
             lines: Vec::new(),
+            revision: None,
         }
     }
 }
@@ -47,8 +51,9 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
     let mut reports = Vec::new();
     for input in walk::inputs(&args.paths) {
         let report = match input {
-            Ok(path) => check_file(&path, args.format == CheckFormat::Human)
-                .unwrap_or_else(|error| FileReport::failed(&path, error)),
+            Ok(path) => {
+                check_file(&path, args).unwrap_or_else(|error| FileReport::failed(&path, error))
+            }
             Err((path, error)) => FileReport::failed(&path, error),
         };
         if let Some(error) = &report.error {
@@ -81,9 +86,11 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
 
 /// Checks one input through the engine (ACP transcripts off); keeps its lines only
 /// when the report shows snippets.
-fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
+fn check_file(path: &Path, args: &CheckArgs) -> Result<FileReport, String> {
+    let keep_lines = args.format == CheckFormat::Human;
     let mut engine = Engine::new(Options {
         transcripts: false,
+        acp_spec: args.spec,
         ..Options::default()
     });
     let mut lines = Vec::new();
@@ -100,11 +107,13 @@ fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
         return Err(e.to_string());
     }
     let replay = engine.finish().map_err(|e| e.to_string())?;
+    let revision = replay.view().map(|v| (v.spec(), v.shapes()));
     Ok(FileReport {
         path: path.display().to_string(),
         format: Some(replay.format),
         findings: replay.findings,
         error: None,
         lines,
+        revision,
     })
 }

@@ -42,7 +42,7 @@ use crate::acp::rules::Checker;
 use crate::acp::view::{View, ViewOptions};
 pub use crate::output::Output;
 
-use crate::finding::{Code, Finding};
+use crate::finding::{Code, Finding, Revision};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Event, Millis, Snapshot};
@@ -63,6 +63,9 @@ pub struct Options {
     pub acp_protocol_version: Option<u64>,
     /// ACP: keep message content in the Client view (`replay`); `check` turns it off.
     pub transcripts: bool,
+    /// ACP: the Subagent Sessions RFD revision to check against (`--spec`; else the
+    /// header's `"spec"`, else 2026-09-24).
+    pub acp_spec: Option<Revision>,
     /// Report the canonical events each input was normalized to ([`Output::events`]).
     pub record_events: bool,
 }
@@ -74,6 +77,7 @@ impl Default for Options {
             codex_root_thread: None,
             acp_protocol_version: None,
             transcripts: true,
+            acp_spec: None,
             record_events: false,
         }
     }
@@ -498,6 +502,11 @@ impl Engine {
                 .and_then(Value::as_str)
                 .map(String::from);
         }
+        if self.options.acp_spec.is_none() {
+            self.options.acp_spec = field("spec")
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse().ok());
+        }
         if self.options.acp_protocol_version.is_none() {
             self.options.acp_protocol_version = field("protocolVersion").and_then(Value::as_u64);
         }
@@ -517,6 +526,7 @@ impl Engine {
             Format::Acp => Arm::Acp(Box::new(Checker::with_view_options(ViewOptions {
                 transcripts: options.transcripts,
                 header_version: options.acp_protocol_version,
+                spec: options.acp_spec.unwrap_or_default(),
             }))),
         });
     }

@@ -3,6 +3,7 @@
 //! of a trace that every rule uses.
 
 use super::Code as RuleId;
+use super::Revision;
 
 /// The checker's model of a trace, shared by every rule (printed by `lineage rules`).
 pub const MODEL: &str = "\
@@ -206,8 +207,69 @@ pub(crate) fn text(
             "Only `update.sessionId` is required.",
             "{\"from\":\"agent\",\"message\":{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"R\",\"update\":{\"sessionUpdate\":\"subagent_update\"}}}}  <- error\nFix: name the child in update.sessionId.",
         ),
+        WorkWithoutRunning => (
+            "v1: a child does work while its current state is absent or idle",
+            "ACP v1 only. A child's own stream (outer `sessionId` = the child) carries new work, an `agent_message_chunk`, `agent_thought_chunk`, `tool_call` or `plan`, while the child's current work state on this connection is absent (never reported, cleared, or reset by a load/resume) or `idle`. Outside replay windows. Reported once per child until its next state report. A warning: background activity may emit updates while foreground work is idle, which the wire cannot tell from foreground work that was never reported.",
+            "When the v1 Agent observes child foreground work starting, resuming, or stopping, it **MUST** report the corresponding `running` or `idle` state. […] As in ordinary v2 sessions, background activity may still emit updates while foreground work is idle.",
+            "A announced without state; {\"sessionId\":\"A\",\"update\":{\"sessionUpdate\":\"tool_call\",\"toolCallId\":\"c1\",…}}  <- warning\nFix: report {\"state\":{\"state\":\"running\"}} on A's association before its work starts.",
+        ),
+        ToolCallForeign => (
+            "a tool-call update on a session other than the one that opened the call",
+            "A `tool_call_update` (or a repeated `tool_call`) on session S for a `toolCallId` that S never opened while another session T opened it with `tool_call`. The view keeps the call on T, unchanged, and creates nothing on S. Reported once per (session, tool call).",
+            "The child's own messages, plans, and tool calls have outer `sessionId: \"sess_child_1\"`. They update the child's history, not the parent session. […] Requests remain attributed to their original child session and **MUST NOT** move to the parent or a later operation.",
+            "{\"sessionId\":\"A\",…\"tool_call\",\"toolCallId\":\"c1\"}; later {\"sessionId\":\"R\",…\"tool_call_update\",\"toolCallId\":\"c1\",\"status\":\"completed\"}  <- warning\nFix: update the call on the session that opened it (A).",
+        ),
+        LaterRevisionStopReason => (
+            "2026-09-24: an idle `stopReason: \"error\"` (defined from 2026-10-01)",
+            "Checked against 2026-09-24 only. A v1 `subagent_update.state` (or a v2 `state_update`) `idle` whose `stopReason` is `\"error\"`: the seed's v1 idle takes v1's `StopReason` values, which have no `error`; the 2026-10-01 revision added it (with an optional `error` object). Check with `--spec 2026-10-05` or `--spec final` if the stream follows those.",
+            "`idle`: foreground work is not in progress; the parent may assign more work. Optional nullable `stopReason` uses v1's existing `StopReason`. (2026-10-01, in our words: the v1 idle's `stopReason` takes v1's values plus `error`, with an optional nullable JSON-RPC `error` object beside it.)",
+            "{\"state\":{\"state\":\"idle\",\"stopReason\":\"error\",\"error\":{…}}} checked against 2026-09-24  <- warning\nFix: check with --spec 2026-10-05 (or final), or report a v1 stop reason.",
+        ),
+        LaterRevisionField => (
+            "a field that only a later revision defines (noted, never an error)",
+            "Checked against 2026-09-24 or 2026-10-05. A field the final revision defines: `cwd` or `additionalDirectories` on `subagent_update`, `senderMessageId` or `recipientMessageId` on a session message, a `{\"type\":\"session\"}` tool-call content item. The field is preserved and not checked; the note names the revision. With `--spec final` each is checked by its own rule. Once per field name per connection.",
+            "A future RFD may add explicit per-child execution-context fields if Clients need to display or negotiate them. […] No cross-session message-correlation ID is defined here. […] this RFD adds no session-reference variant to `ToolCallContent`.",
+            "{\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"cwd\":\"/work\"} checked against 2026-09-24  <- note\nFix: none needed; check with --spec final to have it checked.",
+        ),
+        ChunkParticipants => (
+            "final: a `session_message_chunk` carries participants",
+            "Checked against the final revision only. A `session_message_chunk` with `senderSessionId` or `recipientSessionId` present: in the final revision a chunk carries only content, and participants come from `session_message` upserts; decoders of the final schema drop them.",
+            "(Final revision, schema doc comment:) a chunk carries only content; participants come from `session_message` upserts.",
+            "{\"sessionUpdate\":\"session_message_chunk\",\"messageId\":\"m\",\"senderSessionId\":\"R\",\"content\":{…}} under --spec final  <- error\nFix: send the participants in a metadata-only session_message.",
+        ),
+        AgentSubagentCapability => (
+            "the Agent advertises a subagent capability of its own",
+            "The Agent's `initialize` result carries a `subagents` member in `agentCapabilities` or in its `sessionCapabilities`. Nothing reads it: there is no Agent-side capability, the Client capability alone decides (v1).",
+            "There is no Agent-side capability. Subagent visibility flows only from Agent to Client, so the Client capability alone is enough to prevent sending updates the other side cannot understand; a Client learns that a particular Agent exposes subagents by receiving the first update.",
+            "initialize result {\"agentCapabilities\":{\"sessionCapabilities\":{\"subagents\":{}}}}  <- note\nFix: drop it; Clients learn of subagents from the first subagent_update.",
+        ),
+        CancelUnknownSession => (
+            "the Client cancels a session it never saw set up or announced",
+            "A Client `session/cancel` naming a session that was never set up (no `session/new`/`session/fork` result, no `session/load`/`session/resume` request) and never announced as a child anywhere in the trace. The view shows such a session as `kind: \"unknown\"` with no cancel control.",
+            "If `capabilities.cancel` is a non-null object, the Client may send the existing `session/cancel` notification with the child's session ID. […] Clients **MUST NOT** invoke an unadvertised mutation",
+            "{\"method\":\"session/cancel\",\"params\":{\"sessionId\":\"X\"}} where X was never set up or announced  <- warning\nFix: cancel a session the Client knows (the root it prompted, or a granted child).",
+        ),
+        JsonrpcVersionMissing => (
+            "a JSON-RPC message without `\"jsonrpc\": \"2.0\"`",
+            "A message (or batch entry) that has no `jsonrpc` member or one other than the string `\"2.0\"`. The message is still read. Reported once per line.",
+            "(JSON-RPC 2.0, Request object:) jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly \"2.0\".",
+            "{\"id\":1,\"method\":\"session/new\",\"params\":{}}  <- warning\nFix: add \"jsonrpc\":\"2.0\" to every message.",
+        ),
         _ => return None,
     })
+}
+
+/// The revisions an ACP rule applies to (every revision unless listed here).
+pub(crate) fn revisions(rule: RuleId) -> &'static [Revision] {
+    use Revision::{Final, Narrowed, Seed};
+    match rule {
+        RuleId::LaterRevisionStopReason => &[Seed],
+        RuleId::LaterRevisionField => &[Seed, Narrowed],
+        // The final revision patches participants (`null` clears, a value replaces).
+        RuleId::MessageParticipantChanged => &[Seed, Narrowed],
+        RuleId::ChunkParticipants => &[Final],
+        _ => &Revision::ALL,
+    }
 }
 
 #[cfg(test)]
@@ -221,7 +283,7 @@ mod tests {
             .copied()
             .filter(|c| c.is_acp_rule())
             .collect();
-        assert_eq!(acp.len(), 31);
+        assert_eq!(acp.len(), 39);
         for rule in acp {
             let (summary, definition, quote, example) = text(rule).unwrap();
             assert!(!summary.is_empty() && !definition.is_empty());

@@ -546,7 +546,7 @@ fn assert_interactions_match_walk(before: &View, target: &str) {
         .collect();
     reached.sort();
     let mut indexed: Vec<String> = before
-        .interactions_reached(target)
+        .interactions_reached(target, true)
         .into_iter()
         .map(|p| p.id.to_string())
         .collect();
@@ -621,6 +621,7 @@ fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
                 ToolCall {
                     status: "cancelled".into(),
                     locally_cancelled: true,
+                    ..c.clone()
                 }
             } else {
                 c.clone()
