@@ -397,6 +397,15 @@ corpus! { "revisions", every_revision_trace_has_a_named_test:
 }
 
 corpus! { "view", every_view_trace_has_a_named_test:
+    ids_compare_as_json_values_and_null_id_errors_are_accepted => "json-rpc-ids.pass.jsonl",
+    unmatched_ids_are_unknown_responses => "json-rpc-ids.fail.jsonl",
+    mirrored_states_converge_in_the_view => "stale-mirror-view.pass.jsonl",
+    a_stale_mirror_never_replaces_newer_state => "stale-mirror-view.fail.jsonl",
+    each_session_keeps_its_ordinary_transcript => "transcripts.pass.jsonl",
+    replayed_history_replaces_the_transcript_and_counts_no_transition => "transcripts-replayed.pass.jsonl",
+    a_meta_only_bridge_does_not_negotiate_subagents => "meta-bridge.fail.jsonl",
+    the_capability_beside_a_bridge_flag_negotiates => "meta-bridge.pass.jsonl",
+    final_v2_meta_is_patched_by_top_level_key => "v2-meta-patch.pass.jsonl",
 }
 
 /// Every `session/update` of the corpus that the RFD considers well-formed also
