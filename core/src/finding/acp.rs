@@ -12,6 +12,7 @@ Version: `protocolVersion` of the `initialize` response, else the trace header's
 Load reset: a Client `session/load` or `session/resume` of R drops R's descendants from the announced set, with their effective capabilities and current state.
 Replay window: from a `session/load` (or a `session/resume` with non-null `replayFrom`) request to its response. A resume without `replayFrom` has none.
 Trace-wide memory (never reset): every child with its parent, and the roots the Agent created (`session/new`, `session/fork` results).
+Revision: `--spec 2026-09-24` (the default, else the trace header's \"spec\"), `2026-10-05` (the error stop reason and the narrowed cancel cascade) or `final` (participant and v2 `_meta` patches, message correlation ids, content-only chunks, execution-context and session-reference fields); a rule that does not apply to the revision reports nothing.
 Findings point at the line of the record that breaks the rule (end-of-trace findings at the record they concern); a JSON-RPC batch is read in array order.";
 
 /// The documentation of an ACP rule: summary, definition, RFD quote, example (`None`
@@ -23,13 +24,13 @@ pub(crate) fn text(
     Some(match rule {
         SubagentsNotNegotiated => (
             "v1: subagent updates sent although the Client did not advertise `subagents`",
-            "ACP v1 only. An Agent `session/update` whose update is `subagent_update`, `session_message` or `session_message_chunk`, sent while this connection's `initialize` request did not carry `clientCapabilities.subagents` as a JSON object (`true`, `[]`, `null` and absent do not count). Skipped when no `initialize` request was seen on the connection or the version is not known to be 1. Replay is included.",
+            "ACP v1 only. An Agent `session/update` whose update is `subagent_update`, `session_message` or `session_message_chunk`, sent while this connection's `initialize` request did not carry `clientCapabilities.subagents` as a JSON object (`true`, `[]`, `null` and absent do not count). Skipped when no `initialize` request was seen on the connection or the version is not known to be 1. Replay is included. Under the final revision a `{\"type\":\"session\"}` tool-call content item counts too. When the Client signals support only through a flag in `clientCapabilities._meta` (a key naming subagents, such as claude-agent-acp's `nativeSubagentSessions`), the finding stays and says such bridges are compatibility shims.",
             "In v1, an Agent **MUST NOT** send the updates defined by this RFD unless the Client advertised `subagents`. It may still use subagents internally and present their results through the parent session.",
             "initialize params: {\"protocolVersion\":1,\"clientCapabilities\":{}}\nlater: {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"}  <- error\nFix: present the child's work through the parent session, or have the Client send \"subagents\": {}.",
         ),
         TrafficBeforeAnnounce => (
             "traffic bearing a child before its announcement on this connection",
-            "An Agent record *bears* session X when X is the outer `params.sessionId` of any `session/update` (a `subagent_update` announcing X's own child bears X, which gives parent-before-child order), the `params.sessionId` of any Agent→Client request, or the `senderSessionId`/`recipientSessionId` of a session message or chunk. Reported when X is a child (known anywhere earlier in the trace) not announced on this connection since the last reset (connection start, or a `session/load`/`session/resume` of an ancestor), or X was never set up on this connection at all (`session/new`/`session/fork` result, `session/load`/`session/resume` request). Only sender/recipient ids inside a replay window are exempt; replayed announcements count and need not be repeated after the response.",
+            "An Agent record *bears* session X when X is the outer `params.sessionId` of any `session/update` (a `subagent_update` announcing X's own child bears X, which gives parent-before-child order), the `params.sessionId` of any Agent→Client request, or the `senderSessionId`/`recipientSessionId` of a session message or chunk. Reported when X is a child (known anywhere earlier in the trace) not announced on this connection since the last reset (connection start, or a `session/load`/`session/resume` of an ancestor), or X was never set up on this connection at all (`session/new`/`session/fork` result, `session/load`/`session/resume` request). Only sender/recipient ids inside a replay window are exempt; replayed announcements count and need not be repeated after the response. Under the final revision the `sessionId` of a `{\"type\":\"session\"}` tool-call content item is borne too (the referenced session must already be known).",
             "When an Agent creates a subagent that it wants to expose, it **MUST** send the announcing `subagent_update` before sending any request or notification bearing the child's session ID, including any live session message naming it as sender or recipient. […] Before using a child in live traffic, the Agent establishes the child's complete ancestor chain in parent-before-child order during this load/resume.",
             "{\"method\":\"session/request_permission\",\"params\":{\"sessionId\":\"A\",…}}  <- error: A not announced yet\nFix: send {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\"} on the parent's stream first (or keep the operation on the parent).",
         ),
@@ -71,7 +72,7 @@ pub(crate) fn text(
         ),
         FieldInvalid => (
             "a subagent field of the wrong JSON type (lenient decoders drop it silently)",
-            "`title`/`description` not a string or null; `capabilities`, `capabilities.cancel` or `state` not an object or null; a `state` object without a string `state`; `session_message.content` not an array or null; `senderSessionId`/`recipientSessionId` not a string or null. The official schema decodes such a field as *omitted* (`DefaultOnError`), so the Client silently ignores it; the view does the same.",
+            "`title`/`description` not a string or null; `capabilities`, `capabilities.cancel` or `state` not an object or null; a `state` object without a string `state`; `session_message.content` not an array or null; `senderSessionId`/`recipientSessionId` not a string or null. The official schema decodes such a field as *omitted* (`DefaultOnError`), so the Client silently ignores it; the view does the same. Under the final revision also: `cwd`, `senderMessageId`, `recipientMessageId` not string or null; `additionalDirectories` not an array of strings or null.",
             "In both versions, these optional fields are nullable patches: omission means unchanged, `null` clears the field, and a concrete value replaces the whole previous field. […] `cancel` is an optional, nullable capability object: omitted or `null` means unsupported, while `{}` advertises support.",
             "{\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"capabilities\":{\"cancel\":true}}  <- error (and legacy-draft-shape)\nFix: \"capabilities\": {\"cancel\": {}}.",
         ),
@@ -89,7 +90,7 @@ pub(crate) fn text(
         ),
         MessageParticipantChanged => (
             "a known message participant replaced by another id",
-            "Messages are keyed by (outer `sessionId`, `messageId`); participants accumulate over upserts and chunks; omitted and `null` mean \"not supplied\" and never change them; a known participant replaced by a different id is the violation (the view keeps the first). This state resets per connection and, for the loaded session's subtree, at the start of a replay.",
+            "Messages are keyed by (outer `sessionId`, `messageId`); participants accumulate over upserts and chunks; omitted and `null` mean \"not supplied\" and never change them; a known participant replaced by a different id is the violation (the view keeps the first). This state resets per connection and, for the loaded session's subtree, at the start of a replay. Checked against 2026-09-24 and 2026-10-05 only: in the final revision participants are patches (`null` clears, a value replaces), and `message-participants-same` / `message-outer-mismatch` check the patched values.",
             "For these identity fields, omission and `null` mean not supplied: the Client retains any previously reported value. […] Known participant information must remain consistent with the enclosing transcript and earlier updates for that message.",
             "chunk 1: \"senderSessionId\":\"R\"; chunk 2 of the same messageId: \"senderSessionId\":\"B\"  <- error\nFix: keep participants stable, or use a new messageId for a new message.",
         ),
@@ -131,13 +132,13 @@ pub(crate) fn text(
         ),
         CancelNotConfirmed => (
             "a cancelled running child never confirmed it stopped",
-            "At the end of the trace, with no disconnect or reload since the cancel: a child that was `running` or `requires_action` (current state) when a Client `session/cancel` named it or an ancestor never reported a later current `idle` (any `stopReason`) or `unknown`, on either path. Reported at the cancel's line.",
+            "At the end of the trace, with no disconnect or reload since the cancel: a child that was `running` or `requires_action` (current state) when a Client `session/cancel` named it or (2026-09-24 only) an ancestor never reported a later current `idle` (any `stopReason`) or `unknown`, on either path. Reported at the cancel's line. From 2026-10-05 a cancel reaches the cancelled session and the descendant work it waits on, which the wire does not show, so only the named child must confirm.",
             "Cancellation retains ordinary session semantics: abort the affected work and send its pending updates before confirming cancellation. A child confirms cancellation with `idle` and `stopReason: \"cancelled\"` through its v1 state snapshot or ordinary v2 notification, mirrored on the v2 parent association. […] If activity becomes unobservable, it reports `unknown` rather than inventing a cancelled outcome.",
             "A running; Client sends session/cancel A; the trace ends with no idle/unknown for A  <- warning\nFix: report {\"state\":{\"state\":\"idle\",\"stopReason\":\"cancelled\"}} once the work stopped (or unknown).",
         ),
         LegacyDraftShape => (
             "an earlier-draft subagent shape",
-            "Earlier-draft shapes: `subagent_spawned` / `subagent_state_update` updates; fields `subagentSessionId`, `name`, `task` in a subagent update; a boolean `capabilities.cancel`; states `completed`, `failed`, `cancelled`, `disconnected`. A draft `subagent_spawned` is not an announcement. One finding per update, listing every draft element.",
+            "Earlier-draft shapes, each named with the draft it follows and the current shape: `subagent_spawned` / `subagent_state_update` updates and the terminal states `completed`, `failed`, `cancelled`, `disconnected` (the 2026-08-19 … 2026-08-31 drafts); fields `subagentSessionId`, `name`, `task` in a `subagent_update` (the 2026-09-15 draft); a boolean `capabilities.cancel`. A draft `subagent_spawned` is not an announcement. One finding per update, listing every draft element.",
             "Merged `subagent_spawned` and `subagent_state_update` into a single upsert-style `subagent_update` […] made `name`, `task`, and `capabilities` optional […] Replaced the terminal lifecycle enum with v1 work-state snapshots and normal v2 state notifications. (Revision history.) Cancellation uses `idle` with `stopReason: \"cancelled\"`, not a terminal child state.",
             "{\"sessionUpdate\":\"subagent_spawned\",\"subagentSessionId\":\"A\",\"name\":\"worker\",\"task\":\"…\"}  <- warning\nFix: {\"sessionUpdate\":\"subagent_update\",\"sessionId\":\"A\",\"title\":\"worker\"}; report idle+cancelled instead of \"cancelled\".",
         ),
@@ -167,19 +168,19 @@ pub(crate) fn text(
         ),
         PermissionNotCancelled => (
             "a permission request of cancelled work answered with something other than `cancelled`",
-            "After a Client `session/cancel` or `session/close` of S, a `session/request_permission` that was pending at that moment on this connection for S or a known descendant not confirmed `idle` is answered with anything but `{\"outcome\":{\"outcome\":\"cancelled\"}}` (an error response counts). S's parent and siblings are never affected.",
-            "When the Client cancels child work, directly or through an ancestor, it **MUST** respond to pending `session/request_permission` requests for the affected work with the `cancelled` outcome, following the existing cancellation rule.",
+            "After a Client `session/cancel` or `session/close` of S, a `session/request_permission` that was pending at that moment on this connection for S or a known descendant not confirmed `idle` is answered with anything but `{\"outcome\":{\"outcome\":\"cancelled\"}}` (an error response counts). S's parent and siblings are never affected. From 2026-10-05 a `session/cancel` reaches S's own requests only; a descendant D's requests pending when D reports `idle` with `stopReason: \"cancelled\"` (after a cancel of D or an ancestor on this connection) must then be answered cancelled; until then the user may answer them. A `session/close` still reaches every descendant.",
+            "When the Client cancels child work, directly or through an ancestor, it **MUST** respond to pending `session/request_permission` requests for the affected work with the `cancelled` outcome, following the existing cancellation rule. (2026-10-05, in our words: it MUST answer that session's pending permission requests; the cancel does not by itself resolve a descendant's requests; once a descendant reports a cancelled idle, the Client cleans up its requests as if it had cancelled it directly.)",
             "permission 7 pending for A; session/cancel R; response 7 {\"outcome\":{\"outcome\":\"selected\",\"optionId\":\"allow\"}}  <- error\nFix: answer {\"outcome\":{\"outcome\":\"cancelled\"}}.",
         ),
         PermissionLeftPending => (
             "a permission request of cancelled work never answered",
-            "A permission request affected by a cancel or close (see `permission-not-cancelled`) is still unanswered at the end of the trace and the connection never dropped. Reported at the request's line (and not again as `child-request-unanswered`).",
+            "A permission request affected by a cancel or close, or (from 2026-10-05) by a descendant's cancelled idle (see `permission-not-cancelled`), is still unanswered at the end of the trace and the connection never dropped. Reported at the request's line (and not again as `child-request-unanswered`).",
             "When the Client cancels child work, directly or through an ancestor, it **MUST** respond to pending `session/request_permission` requests for the affected work with the `cancelled` outcome. […] Responses to Agent-to-Client requests are not Client-initiated session mutations and **MUST** still be delivered.",
             "permission 7 pending for A; session/cancel A; the trace ends  <- warning\nFix: answer request 7 with {\"outcome\":{\"outcome\":\"cancelled\"}}.",
         ),
         ElicitationNotCancelled => (
             "an elicitation of cancelled work not answered with `cancel`",
-            "An `elicitation/create` request of the affected work (its `sessionId` is the cancelled or closed session or a known descendant not confirmed `idle`), pending at such a cancel or close, answered with anything but `{\"action\":\"cancel\"}`, or left unanswered at the end of the trace with no disconnect (then reported at the request's line).",
+            "An `elicitation/create` request of the affected work (its `sessionId` is the cancelled or closed session or a known descendant not confirmed `idle`; from 2026-10-05 a cancel reaches descendants as in `permission-not-cancelled`), pending at such a cancel or close, answered with anything but `{\"action\":\"cancel\"}`, or left unanswered at the end of the trace with no disconnect (then reported at the request's line).",
             "It **SHOULD** dismiss affected elicitation controls and respond with the `cancel` action. The same cleanup applies when closing the parent.",
             "elicitation 8 pending for A; session/cancel A; response 8 {\"action\":\"accept\",…}  <- warning\nFix: answer {\"action\":\"cancel\"}.",
         ),
@@ -191,7 +192,7 @@ pub(crate) fn text(
         ),
         UnknownResponse => (
             "a response to no pending request",
-            "A response whose id matches no pending request of the other side on this connection (and none answered before, which would be `duplicate-response`).",
+            "A response whose id matches no pending request of the other side on this connection (and none answered before, which would be `duplicate-response`). Ids compare as JSON values (`5` and `5.0` are one id; `\"5\"` is another). An error response with `\"id\": null` (JSON-RPC 2.0: the request's id could not be read) answers nothing and is accepted.",
             "A request **MUST NOT** receive more than one response. (JSON-RPC 2.0: a response answers a request.)",
             "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}} with no request 99  <- warning\nFix: check the id, or capture the whole connection.",
         ),
