@@ -169,9 +169,20 @@ impl Checker {
         {
             return;
         }
+        // After a cancelled idle, or once a Client cancel reached the child (directly or
+        // through an ancestor, on this connection), output while idle is taken as late
+        // fallout of the cancelled work, which Clients "SHOULD still accept"
+        // (Cancellation), not new foreground work.
+        let cancelled = self
+            .view
+            .session(session)
+            .and_then(|s| s.state.as_ref())
+            .and_then(|s| s.get("stopReason"))
+            == Some(&Value::from("cancelled"))
+            || self.view.under_cancel(session);
         let state = match self.view.current_state(session) {
             None => "no current work state",
-            Some("idle") => "its current state `idle`",
+            Some("idle") if !cancelled => "its current state `idle`",
             Some(_) => return,
         };
         self.work_noted.insert(session.into());
