@@ -394,6 +394,7 @@ corpus! { "revisions", every_revision_trace_has_a_named_test:
     final_patched_participants_are_still_checked => "final-participant-patch.fail.jsonl",
     final_session_references_name_known_sessions => "final-session-reference.pass.jsonl",
     final_session_references_follow_announcement_order => "final-session-reference.fail.jsonl",
+    the_error_idle_carries_an_error_object => "error-idle-shape.fail.jsonl",
 }
 
 corpus! { "view", every_view_trace_has_a_named_test:

@@ -353,6 +353,13 @@ impl Checker {
             Patch::Set(state) if !state.get("state").is_some_and(Value::is_string) => {
                 bad.push("a `state` object needs a string `state`".into());
             }
+            // 2026-10-01: the error idle's optional, nullable JSON-RPC `error` object.
+            Patch::Set(state)
+                if self.view.spec() >= Revision::Narrowed
+                    && object_patch(state, "error").invalid().is_some() =>
+            {
+                bad.push("`state.error` must be a JSON-RPC error object or null".into());
+            }
             _ => {}
         }
         self.field_invalid(line, "subagent_update", &bad);
