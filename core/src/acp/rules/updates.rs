@@ -507,14 +507,15 @@ impl Checker {
         }
     }
 
-    fn session_message(
+    /// The field checks of a session message or chunk (`chunk-participants`,
+    /// `chunk-content-invalid`, `field-invalid`); returns its participant patches (none
+    /// for a chunk under the final revision, whose decoders drop them).
+    fn message_fields<'a>(
         &mut self,
         line: usize,
-        outer: &str,
         kind: &str,
-        update: &Map<String, Value>,
-        batch: &mut Batch,
-    ) {
+        update: &'a Map<String, Value>,
+    ) -> [Patch<'a, &'a str>; 2] {
         let chunk = kind == "session_message_chunk";
         let final_rev = self.view.spec() == Revision::Final;
         let mut bad = Vec::new();
@@ -527,7 +528,6 @@ impl Checker {
                 "in the final revision a `session_message_chunk` carries only content; send `senderSessionId` / `recipientSessionId` in a `session_message` upsert (final-schema decoders drop them here)".into(),
             );
         }
-        // Final: a chunk's participants are not read at all.
         let (sender, recipient) = if chunk && final_rev {
             (Patch::Omitted, Patch::Omitted)
         } else {
@@ -559,6 +559,18 @@ impl Checker {
             bad.push("`content` must be an array of ContentBlocks or null".into());
         }
         self.field_invalid(line, kind, &bad);
+        [sender, recipient]
+    }
+
+    fn session_message(
+        &mut self,
+        line: usize,
+        outer: &str,
+        kind: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let [sender, recipient] = self.message_fields(line, kind, update);
         let in_replay = self.view.in_replay();
         let mut named: Vec<&str> = Vec::new();
         for id in [sender.set(), recipient.set()].into_iter().flatten() {
@@ -588,6 +600,19 @@ impl Checker {
         {
             self.message_id_conflict(line, outer, message_id);
         }
+        self.message_participants(line, outer, message_id, [sender, recipient]);
+    }
+
+    /// Accumulates a message's participants (2026-09-24, 2026-10-05: a known one never
+    /// changes; final: patches) and checks the pair once it changes.
+    fn message_participants(
+        &mut self,
+        line: usize,
+        outer: &str,
+        message_id: &str,
+        [sender, recipient]: [Patch<'_, &str>; 2],
+    ) {
+        let final_rev = self.view.spec() == Revision::Final;
         let known = self.view.known_participants(outer, message_id);
         let mut acc = [known.0.clone(), known.1.clone()];
         for (slot, (name, supplied)) in acc
