@@ -63,6 +63,9 @@ pub(crate) struct Checker {
     noted_fields: BTreeSet<&'static str>,
     /// v1 children whose unreported work was flagged since their last state report.
     work_noted: BTreeSet<Id>,
+    /// v1 children's first work while idle (line, update kind), decided by their next
+    /// state report.
+    idle_work: BTreeMap<Id, (usize, String)>,
     /// (session, tool call) pairs already flagged `tool-call-foreign`.
     foreign_noted: BTreeSet<(Id, Id)>,
     // Trace-wide.
@@ -87,6 +90,7 @@ impl Checker {
             mirrors: BTreeMap::new(),
             noted_fields: BTreeSet::new(),
             work_noted: BTreeSet::new(),
+            idle_work: BTreeMap::new(),
             foreign_noted: BTreeSet::new(),
             answered_permissions: BTreeMap::new(),
         }
@@ -236,6 +240,7 @@ impl Checker {
         self.awaiting_confirmation.clear();
         self.noted_fields.clear();
         self.work_noted.clear();
+        self.idle_work.clear();
         self.foreign_noted.clear();
     }
 

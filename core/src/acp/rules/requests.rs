@@ -48,6 +48,7 @@ impl Checker {
                     // or a mirror tracker is only ever opened for a stamped session).
                     for id in self.view.stamped_descendants(root) {
                         self.awaiting_confirmation.remove(&id);
+                        self.idle_work.remove(&id);
                         if let Some(mirror) = self.mirrors.remove(&id) {
                             self.mirror_verdict(&id, mirror.close());
                         }

@@ -158,7 +158,11 @@ impl Checker {
     }
 
     /// `work-without-running`: a v1 child's own stream carries new work while its
-    /// current state is absent or idle (once until its next state report).
+    /// current state is absent (reported at once, once until its next state report) or
+    /// idle. Work while idle is decided by the child's next state report: `running` or
+    /// `requires_action` shows foreground work started before its report (reported at
+    /// the work's line); another `idle`, `unknown` or none leaves it background
+    /// activity, which "may still emit updates while foreground work is idle".
     fn unreported_work(&mut self, line: usize, session: &str, kind: &str) {
         // An unannounced child's traffic is `traffic-before-announce`'s.
         if self.view.version() != Some(1)
@@ -166,33 +170,46 @@ impl Checker {
             || !self.view.routable(session)
             || self.view.in_replay()
             || self.work_noted.contains(session)
+            || self.idle_work.contains_key(session)
         {
             return;
         }
-        // After a cancelled idle, or once a Client cancel reached the child (directly or
-        // through an ancestor, on this connection), output while idle is taken as late
-        // fallout of the cancelled work, which Clients "SHOULD still accept"
-        // (Cancellation), not new foreground work.
-        let cancelled = self
-            .view
-            .session(session)
-            .and_then(|s| s.state.as_ref())
-            .and_then(|s| s.get("stopReason"))
-            == Some(&Value::from("cancelled"))
-            || self.view.under_cancel(session);
-        let state = match self.view.current_state(session) {
-            None => "no current work state",
-            Some("idle") if !cancelled => "its current state `idle`",
-            Some(_) => return,
-        };
-        self.work_noted.insert(session.into());
+        match self.view.current_state(session) {
+            None => {
+                self.work_noted.insert(session.into());
+                self.work_without_running(line, session, kind, "no current work state");
+            }
+            // After a cancelled idle, or once a Client cancel reached the child (directly
+            // or through an ancestor, on this connection), output while idle is taken as
+            // late fallout of the cancelled work, which Clients "SHOULD still accept"
+            // (Cancellation), not new foreground work.
+            Some("idle") if !self.cancel_fallout(session) => {
+                self.idle_work.insert(session.into(), (line, kind.into()));
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn work_without_running(&mut self, line: usize, session: &str, kind: &str, state: &str) {
         self.report(
             line,
             RuleId::WorkWithoutRunning,
             format!(
-                "child `{session}` emits `{kind}` with {state}; when the v1 Agent observes child foreground work starting or resuming it must report `running` first (background activity while idle is allowed, but cannot be told apart on the wire)"
+                "child `{session}` emits `{kind}` with {state}; when the v1 Agent observes child foreground work starting or resuming it must report `running` first"
             ),
         );
+    }
+
+    /// Is `session` idle from cancelled work: a cancelled idle, or a Client cancel of it
+    /// or an ancestor on this connection (one descendant test per cancelled session)?
+    fn cancel_fallout(&self, session: &str) -> bool {
+        let stop = self
+            .view
+            .session(session)
+            .and_then(|s| s.state.as_ref())
+            .and_then(|s| s.get("stopReason"))
+            .and_then(Value::as_str);
+        stop == Some("cancelled") || self.view.under_cancel(session)
     }
 
     /// `tool-call-foreign`: a `tool_call_update` on a session other than the one that
@@ -482,6 +499,16 @@ impl Checker {
         let state = snapshot.get("state").and_then(Value::as_str);
         if !self.work_noted.is_empty() {
             self.work_noted.remove(session);
+        }
+        if let Some((work, kind)) = self.idle_work.remove(session)
+            && matches!(state, Some("running" | "requires_action"))
+        {
+            self.work_without_running(
+                work,
+                session,
+                &kind,
+                "its current state `idle`, and its next report says its foreground work was running",
+            );
         }
         if matches!(state, Some("idle" | "unknown")) && !self.awaiting_confirmation.is_empty() {
             self.awaiting_confirmation.remove(session);
