@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
 use lineage_core::engine::{Engine, EngineError, Options};
-use lineage_core::finding::Finding;
+use lineage_core::finding::{Finding, Revision, Shapes};
 use lineage_core::trace::Format;
 
 use crate::{CheckArgs, CheckFormat, Exit, input, native_source, terminal, walk};
@@ -29,6 +29,9 @@ pub(crate) struct FileReport {
     pub error: Option<String>,
     /// The file's lines, for snippets in human output.
     pub lines: Vec<String>,
+    /// `acp` traces: the RFD revision checked against and the one whose shapes the
+    /// stream follows.
+    pub revision: Option<(Revision, Shapes)>,
 }
 
 impl FileReport {
@@ -39,15 +42,15 @@ impl FileReport {
             findings: Vec::new(),
             error: Some(error),
             lines: Vec::new(),
+            revision: None,
         }
     }
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Exit {
-    let keep_lines = args.format == CheckFormat::Human;
     let mut reports = Vec::new();
     for path in &args.paths {
-        reports.extend(check_path(path, keep_lines));
+        reports.extend(check_path(path, args));
     }
     for report in &reports {
         if let Some(error) = &report.error {
@@ -82,14 +85,14 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
 /// source, in path order. In a folder that holds native files, a file whose format
 /// cannot be told at all belongs to that source (`native-file-unrelated`), not to the
 /// usage errors.
-fn check_path(path: &Path, keep_lines: bool) -> Vec<FileReport> {
+fn check_path(path: &Path, args: &CheckArgs) -> Vec<FileReport> {
     let mut reports = Vec::new();
     let mut native_files = Vec::new();
     let mut untold = Vec::new();
     for input in walk::inputs(std::slice::from_ref(&path.to_path_buf())) {
         match input {
             Ok(path) if native_source::kind(&path).is_some() => native_files.push(path),
-            Ok(path) => match check_file(&path, keep_lines) {
+            Ok(path) => match check_file(&path, args) {
                 Ok(report) => reports.push(report),
                 Err(error) if error == EngineError::UnknownFormat.to_string() => {
                     untold.push(reports.len());
@@ -107,15 +110,17 @@ fn check_path(path: &Path, keep_lines: bool) -> Vec<FileReport> {
         native_files.push(PathBuf::from(reports.remove(k).path));
     }
     let files = native_source::with_metas(native_files);
-    reports.extend(native::check(&files, keep_lines));
+    reports.extend(native::check(&files, args));
     reports
 }
 
 /// Checks one input through the engine (ACP transcripts off); keeps its lines only
 /// when the report shows snippets.
-fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
+fn check_file(path: &Path, args: &CheckArgs) -> Result<FileReport, String> {
+    let keep_lines = args.format == CheckFormat::Human;
     let mut engine = Engine::new(Options {
         transcripts: false,
+        acp_spec: args.spec,
         ..Options::default()
     });
     let mut lines = Vec::new();
@@ -132,11 +137,13 @@ fn check_file(path: &Path, keep_lines: bool) -> Result<FileReport, String> {
         return Err(e.to_string());
     }
     let replay = engine.finish().map_err(|e| e.to_string())?;
+    let revision = replay.view().map(|v| (v.spec(), v.shapes()));
     Ok(FileReport {
         path: path.display().to_string(),
         format: Some(replay.format),
         findings: replay.findings,
         error: None,
         lines,
+        revision,
     })
 }

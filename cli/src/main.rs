@@ -8,6 +8,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use lineage_core::finding::Revision;
 use lineage_core::trace::Format;
 
 mod check_cmd;
@@ -151,6 +152,10 @@ struct CheckArgs {
     /// Exit 1 on warnings too, not only on errors.
     #[arg(long)]
     deny_warnings: bool,
+    /// ACP: the Subagent Sessions RFD revision to check against: 2026-09-24 (the
+    /// default, unless the trace header names a `"spec"`), 2026-10-05 or final.
+    #[arg(long, value_name = "REV", value_parser = parse_spec)]
+    spec: Option<Revision>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -191,6 +196,10 @@ struct ReplayArgs {
     /// A native source folder with several session trees: the root session to show.
     #[arg(long, value_name = "ROOT")]
     session: Option<String>,
+    /// ACP: the Subagent Sessions RFD revision to check against: 2026-09-24 (the
+    /// default, unless the trace header names a `"spec"`), 2026-10-05 or final.
+    #[arg(long, value_name = "REV", value_parser = parse_spec)]
+    spec: Option<Revision>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -203,6 +212,10 @@ enum OutputFormat {
     Mermaid,
     /// A self-contained HTML page: the tree beside swimlanes on a time axis, with a slider.
     Html,
+}
+
+fn parse_spec(s: &str) -> Result<Revision, String> {
+    s.parse::<Revision>().map_err(|e| e.to_string())
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

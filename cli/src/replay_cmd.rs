@@ -32,6 +32,7 @@ fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
     let until = args.at.and_then(|n| usize::try_from(n).ok());
     let mut engine = Engine::new(Options {
         format: args.input_format,
+        acp_spec: args.spec,
         ..Options::default()
     });
     let mut timeline = (args.format == OutputFormat::Html).then(Timeline::default);

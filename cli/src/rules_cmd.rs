@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use lineage_core::acp::rules::MODEL;
-use lineage_core::finding::{Code, Layer, Rule, catalogue};
+use lineage_core::finding::{Code, Layer, Revision, Rule, catalogue};
 
 use crate::{Exit, RulesArgs, terminal};
 
@@ -40,9 +40,14 @@ fn list() -> String {
             let _ = writeln!(out, "\n{heading}:");
             layer = Some(heading);
         }
+        let revisions = if r.code.is_acp_rule() && r.code.revisions().len() < Revision::ALL.len() {
+            format!(" [{}]", revisions(r))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<7}  {:<10}  {}",
+            "  {:<width$}  {:<7}  {:<10}  {}{revisions}",
             r.id,
             r.level.to_string(),
             r.layer.as_str(),
@@ -70,6 +75,13 @@ fn explain(r: &Rule) -> String {
     }
     .unwrap_or_default();
     let _ = writeln!(out, "{}\n", r.summary);
+    if r.code.is_acp_rule() {
+        let _ = writeln!(
+            out,
+            "Applies to RFD revisions: {} (`lineage check --spec`)\n",
+            revisions(r)
+        );
+    }
     let _ = writeln!(out, "Definition:\n{}\n", indent(r.definition));
     if r.quote.is_empty() {
         let _ = writeln!(out, "Source: {}\n", r.source);
@@ -87,6 +99,16 @@ fn explain(r: &Rule) -> String {
         let _ = writeln!(out, "The checker's model of a trace:\n{}", indent(MODEL));
     }
     out
+}
+
+/// The revisions an ACP rule applies to, e.g. `2026-09-24, 2026-10-05, final`.
+fn revisions(r: &Rule) -> String {
+    r.code
+        .revisions()
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn indent(text: &str) -> String {

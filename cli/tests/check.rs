@@ -65,7 +65,11 @@ fn json_report_follows_the_contract() {
     assert_eq!(keys(&v), ["files", "summary"]);
     assert_eq!(keys(&v["summary"]), ["errors", "files", "warnings"]);
     let file = &v["files"][0];
-    assert_eq!(keys(file), ["findings", "format", "path"]);
+    assert_eq!(keys(file), ["findings", "format", "path", "shapes", "spec"]);
+    assert_eq!(
+        (file["spec"].as_str(), file["shapes"].as_str()),
+        (Some("2026-09-24"), Some("2026-09-24"))
+    );
     assert_eq!(file["path"], path.as_str());
     assert_eq!(file["format"], "acp");
     let f = &file["findings"][0];
@@ -103,7 +107,7 @@ fn directories_are_walked_for_jsonl_files() {
     assert_eq!(out.status.code(), Some(1));
     let v = json(&out);
     let walked = v["files"].as_array().unwrap().len();
-    let on_disk = ["rules", "scenarios"]
+    let on_disk = ["rules", "scenarios", "revisions", "view"]
         .iter()
         .map(|d| std::fs::read_dir(corpus(d)).unwrap().count())
         .sum::<usize>();
@@ -320,4 +324,46 @@ fn replay_of_an_acp_trace_shows_the_client_view() {
     assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
     let failing = corpus("rules/reparent.fail.jsonl");
     assert_eq!(lineage(&["replay", &failing]).status.code(), Some(1));
+}
+
+/// `--spec`: the acceptance stream (a root cancel leaves a background child
+/// running with its permission request pending; the user answers it later) is clean
+/// under 2026-10-05, the revision its header names, and an error under 2026-09-24,
+/// which `--spec` selects over the header.
+#[test]
+fn spec_selects_the_rfd_revision_checked_against() {
+    let path = corpus("revisions/narrowed-cascade-answer-after-cancel.pass.jsonl");
+    let narrowed = lineage(&["check", &path, "--spec", "2026-10-05", "--format", "json"]);
+    assert_eq!(narrowed.status.code(), Some(0));
+    let v = json(&narrowed);
+    assert_eq!(v["files"][0]["findings"], serde_json::json!([]));
+    assert_eq!(v["files"][0]["spec"], "2026-10-05");
+    let seed = lineage(&["check", &path, "--spec", "2026-09-24", "--format", "json"]);
+    assert_eq!(seed.status.code(), Some(1));
+    let v = json(&seed);
+    assert_eq!(
+        v["files"][0]["findings"][0]["rule"],
+        "permission-not-cancelled"
+    );
+    let bad = lineage(&["check", &path, "--spec", "2026-10-01"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let replayed = lineage(&["replay", &path, "--spec", "final", "--format", "json"]);
+    assert_eq!(json(&replayed)["spec"], "final");
+}
+
+/// The human summary says when a stream's shapes belong to another revision than the
+/// one checked against, and `lineage rules` shows the revisions each rule applies to.
+#[test]
+fn shapes_and_rule_revisions_are_shown() {
+    let path = corpus("rules/later-revision-field.fail.jsonl");
+    let out = lineage(&["check", &path]);
+    assert!(
+        stdout(&out).contains("checked against the Subagent Sessions RFD revision 2026-09-24, but its shapes match final"),
+        "{}",
+        stdout(&out)
+    );
+    let list = stdout(&lineage(&["rules"]));
+    assert!(list.contains("later-revision-stop-reason") && list.contains("[2026-09-24]"));
+    let one = stdout(&lineage(&["rules", "chunk-participants"]));
+    assert!(one.contains("Applies to RFD revisions: final"), "{one}");
 }

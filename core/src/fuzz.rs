@@ -70,6 +70,7 @@ pub fn trace_bytes(data: &[u8]) {
         let options = Options {
             format,
             until_line: None,
+            spec: None,
         };
         if let Ok(r) = replay::replay(&text, &options) {
             if let Some(snapshot) = r.snapshot()

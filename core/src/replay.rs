@@ -8,6 +8,7 @@ pub use crate::engine::{EngineError as ReplayError, Replay, State};
 pub use crate::finding::Finding;
 
 use crate::engine::{Engine, Options as EngineOptions};
+use crate::finding::Revision;
 use crate::trace::Format;
 
 /// Replay options.
@@ -19,6 +20,9 @@ pub struct Options {
     /// Stop after this physical line (`--at`); the header is line 1. A cut trace has no
     /// end-of-trace findings.
     pub until_line: Option<usize>,
+    /// ACP: the RFD revision to check against (`--spec`); the header's `"spec"`, else
+    /// 2026-09-24, when `None`.
+    pub spec: Option<Revision>,
 }
 
 /// Replays a whole trace text (up to `options.until_line`), keeping ACP transcripts.
@@ -43,17 +47,25 @@ pub fn replay(text: &str, options: &Options) -> Result<Replay, ReplayError> {
 /// Checks a whole trace text: as [`replay`] to its end, without keeping ACP message
 /// content (what `lineage check` does).
 pub fn check(text: &str, format: Option<Format>) -> Result<Replay, ReplayError> {
-    let options = Options {
-        format,
-        until_line: None,
-    };
-    run(text, &options, false)
+    check_with(
+        text,
+        &Options {
+            format,
+            ..Options::default()
+        },
+    )
+}
+
+/// [`check`] with every option (`until_line` cuts the trace as in [`replay`]).
+pub fn check_with(text: &str, options: &Options) -> Result<Replay, ReplayError> {
+    run(text, options, false)
 }
 
 fn run(text: &str, options: &Options, transcripts: bool) -> Result<Replay, ReplayError> {
     let mut engine = Engine::new(EngineOptions {
         format: options.format,
         transcripts,
+        acp_spec: options.spec,
         ..EngineOptions::default()
     });
     for line in text.lines() {

@@ -109,10 +109,16 @@ fn same_tree(text: &str, acp: &str, replay: &Replay) -> Result<(), TestCaseError
         .iter()
         .filter(|f| f.rule == "child-request-unanswered")
         .count();
+    // `work-without-running` is a heuristic warning: a child's output between two of its
+    // turns (late output of a settled turn, kept as history by the canonical model) is
+    // projected while the child is idle, and when the child's next turn starts right
+    // after, the wire looks exactly like foreground work reported late. The projection
+    // cannot mark it as history outside a replay, so it is not held against it here.
     let bad: Vec<String> = checked
         .findings
         .iter()
         .filter(|f| f.severity >= Severity::Warning && f.rule != "child-request-unanswered")
+        .filter(|f| f.rule != "work-without-running")
         .map(|f| format!("{}:{} {}", f.line, f.rule, f.message))
         .collect();
     let show = || format!("input:\n{text}\nprojected:\n{acp}");

@@ -31,12 +31,31 @@ mod replay {
         let options = Options {
             format: None,
             until_line,
+            spec: None,
         };
         replay::replay(text, &options).unwrap()
     }
 
     pub fn check(text: &str) -> Replay {
         replay::check(text, None).unwrap()
+    }
+
+    /// Checked against `spec` whatever the header says.
+    pub fn check_under(text: &str, spec: &str) -> Replay {
+        let options = Options {
+            spec: Some(spec.parse().unwrap()),
+            ..Options::default()
+        };
+        replay::check_with(text, &options).unwrap()
+    }
+
+    /// Replayed under `spec` whatever the header says.
+    pub fn replay_under(text: &str, spec: &str) -> Replay {
+        let options = Options {
+            spec: Some(spec.parse().unwrap()),
+            ..Options::default()
+        };
+        replay::replay(text, &options).unwrap()
     }
 }
 use lineage_core::trace::Format;
@@ -107,6 +126,41 @@ fn compare_view(view: &Value, expect: &Value, when: &str, failures: &mut Vec<Str
     }
 }
 
+/// The expected findings of an expectation object, sorted by line then rule.
+fn wanted(expect: &Value) -> Vec<String> {
+    let mut want: Vec<String> = expect["findings"]
+        .as_array()
+        .expect("every corpus trace states its expected findings")
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    want.sort_by_key(|s| {
+        let (l, r) = s.split_once(':').unwrap_or(("0", s));
+        (l.parse::<usize>().unwrap_or(0), r.to_owned())
+    });
+    want
+}
+
+/// `"expectUnder":{"<revision>":{"findings":[…],"sessions":…}}`: what the trace gives
+/// when checked against another revision than its header's `"spec"` (`--spec`).
+fn check_other_revisions(text: &str, header: &Value, failures: &mut Vec<String>) {
+    for (spec, expect) in header["expectUnder"].as_object().into_iter().flatten() {
+        let got = sorted_findings(&replay::check_under(text, spec).findings);
+        let want = wanted(expect);
+        if got != want {
+            failures.push(format!(
+                "--spec {spec}: findings: expected {want:?}, got {got:?}"
+            ));
+        }
+        compare_view(
+            &render::json(&replay::replay_under(text, spec)),
+            expect,
+            &format!("--spec {spec}, at the end"),
+            failures,
+        );
+    }
+}
+
 /// Checks one trace against its header; returns the unmet expectations.
 fn check_trace(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -114,17 +168,7 @@ fn check_trace(path: &Path) -> Vec<String> {
     let mut failures = Vec::new();
     let replayed = replay::replay(&text, None);
     let checked = replay::check(&text);
-    let want: Vec<String> = header["expect"]["findings"]
-        .as_array()
-        .expect("every corpus trace states its expected findings")
-        .iter()
-        .filter_map(|v| v.as_str().map(String::from))
-        .collect();
-    let mut want_sorted = want.clone();
-    want_sorted.sort_by_key(|s| {
-        let (l, r) = s.split_once(':').unwrap_or(("0", s));
-        (l.parse::<usize>().unwrap_or(0), r.to_owned())
-    });
+    let want_sorted = wanted(&header["expect"]);
     let got = sorted_findings(&checked.findings);
     if got != want_sorted {
         failures.push(format!("findings: expected {want_sorted:?}, got {got:?}"));
@@ -138,6 +182,7 @@ fn check_trace(path: &Path) -> Vec<String> {
         "at the end",
         &mut failures,
     );
+    check_other_revisions(&text, &header, &mut failures);
     for (line, expect) in header["expectAt"].as_object().into_iter().flatten() {
         let n: usize = line.parse().unwrap();
         let at = replay::replay(&text, Some(n));
@@ -160,6 +205,7 @@ fn check_json(path: &Path) -> String {
         format: Some(Format::Acp),
         findings: &checked.findings,
         error: None,
+        revision: None,
     };
     lineage_core::acp::render::check_json_string(&[file], true)
 }
@@ -263,6 +309,14 @@ rules! {
     responses_answer_pending_requests => "unknown-response",
     child_requests_are_answered => "child-request-unanswered",
     malformed_records_are_findings_and_checking_goes_on => "malformed-record",
+    v1_child_work_is_preceded_by_running => "work-without-running",
+    tool_calls_are_updated_on_their_own_session => "tool-call-foreign",
+    the_error_stop_reason_is_a_later_revision => "later-revision-stop-reason",
+    later_revision_fields_are_noted => "later-revision-field",
+    final_chunks_carry_only_content => "chunk-participants",
+    there_is_no_agent_side_capability => "agent-subagent-capability",
+    clients_cancel_only_sessions_they_know => "cancel-unknown-session",
+    every_message_is_json_rpc_2 => "jsonrpc-version-missing",
 }
 
 macro_rules! scenarios {
@@ -301,6 +355,60 @@ scenarios! {
     capabilities_are_replaced_whole => "18-capabilities-replaced-whole.jsonl",
 }
 
+/// A trace of `revisions/` (what a later revision of the RFD changes, checked against
+/// the revision its header's `"spec"` names and, through `expectUnder`, against the
+/// others) or of `view/` (the Client view's corrections): its expectations, and
+/// insta snapshots of `check --format json` and `replay --format json`.
+fn corpus_trace(dir: &str, file: &str) {
+    let path = corpus_dir().join(dir).join(file);
+    assert_meets_expectations(&path);
+    let name = file.trim_end_matches(".jsonl");
+    insta::assert_snapshot!(format!("{dir}-{name}.check"), check_json(&path));
+    let text = std::fs::read_to_string(&path).unwrap();
+    insta::assert_snapshot!(
+        format!("{dir}-{name}.replay"),
+        render::json_string(&replay::replay(&text, None), true)
+    );
+}
+
+macro_rules! corpus {
+    ($dir:literal, $every:ident: $($test:ident => $file:literal,)*) => {
+        $(#[test] fn $test() { corpus_trace($dir, $file); })*
+
+        #[test]
+        fn $every() {
+            let named = [$($file),*];
+            for path in files($dir) {
+                let file = path.file_name().unwrap().to_str().unwrap();
+                assert!(named.contains(&file), "{file} has no named test in traces/tests/acp.rs");
+            }
+        }
+    };
+}
+
+corpus! { "revisions", every_revision_trace_has_a_named_test:
+    narrowed_cascade_leaves_a_background_childs_request_open => "narrowed-cascade-ends-pending.jsonl",
+    narrowed_cascade_lets_the_user_answer_continuing_work => "narrowed-cascade-answer-after-cancel.pass.jsonl",
+    narrowed_cascade_cleans_up_after_a_cancelled_idle => "narrowed-cascade-cleanup.fail.jsonl",
+    final_participants_are_patches => "final-participant-patch.pass.jsonl",
+    final_patched_participants_are_still_checked => "final-participant-patch.fail.jsonl",
+    final_session_references_name_known_sessions => "final-session-reference.pass.jsonl",
+    final_session_references_follow_announcement_order => "final-session-reference.fail.jsonl",
+    the_error_idle_carries_an_error_object => "error-idle-shape.fail.jsonl",
+}
+
+corpus! { "view", every_view_trace_has_a_named_test:
+    ids_compare_as_json_values_and_null_id_errors_are_accepted => "json-rpc-ids.pass.jsonl",
+    unmatched_ids_are_unknown_responses => "json-rpc-ids.fail.jsonl",
+    mirrored_states_converge_in_the_view => "stale-mirror-view.pass.jsonl",
+    a_stale_mirror_never_replaces_newer_state => "stale-mirror-view.fail.jsonl",
+    each_session_keeps_its_ordinary_transcript => "transcripts.pass.jsonl",
+    replayed_history_replaces_the_transcript_and_counts_no_transition => "transcripts-replayed.pass.jsonl",
+    a_meta_only_bridge_does_not_negotiate_subagents => "meta-bridge.fail.jsonl",
+    the_capability_beside_a_bridge_flag_negotiates => "meta-bridge.pass.jsonl",
+    final_v2_meta_is_patched_by_top_level_key => "v2-meta-patch.pass.jsonl",
+}
+
 /// Every `session/update` of the corpus that the RFD considers well-formed also
 /// deserializes with the official schema crate (v1, or v2 for v2 traces), so the view
 /// agrees with the ecosystem on the shapes they share. Lines whose expected findings
@@ -317,7 +425,11 @@ fn corpus_session_updates_deserialize_with_the_official_schema() {
     ];
     let mut checked = 0;
     let mut failures = Vec::new();
-    for path in files("rules").into_iter().chain(files("scenarios")) {
+    for path in files("rules")
+        .into_iter()
+        .chain(files("scenarios"))
+        .chain(files("revisions"))
+    {
         let text = std::fs::read_to_string(&path).unwrap();
         let header = header(&text);
         let v2 = header["protocolVersion"] == 2;
@@ -364,7 +476,11 @@ fn corpus_session_updates_deserialize_with_the_official_schema() {
 /// stream of garbage, still yields findings and a view.
 #[test]
 fn truncated_records_never_panic_and_are_malformed_findings() {
-    for path in files("rules").into_iter().chain(files("scenarios")) {
+    for path in files("rules")
+        .into_iter()
+        .chain(files("scenarios"))
+        .chain(files("revisions"))
+    {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut r = lineage_core::engine::Engine::new(lineage_core::engine::Options {
             format: Some(Format::Acp),

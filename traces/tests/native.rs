@@ -21,7 +21,15 @@ fn root() -> PathBuf {
 }
 
 fn replay(text: &str) -> Replay {
-    let mut engine = Engine::new(Options::default());
+    replay_with(text, None)
+}
+
+/// [`replay`] checked against an ACP RFD revision (`--spec`).
+fn replay_with(text: &str, spec: Option<lineage_core::finding::Revision>) -> Replay {
+    let mut engine = Engine::new(Options {
+        acp_spec: spec,
+        ..Options::default()
+    });
     for line in text.lines() {
         engine.push_line(line).unwrap();
     }
@@ -110,7 +118,14 @@ fn json_rpc_lines_of_both_directions_replay_like_the_enveloped_trace() {
             if text.contains(r#""from":"transport""#) {
                 continue; // a restart is not in the lines a proxy of one process writes
             }
-            let native = replay(&unenveloped(&text));
+            // The header's RFD revision (`"spec"`) is not in the lines a proxy writes:
+            // the unenveloped lines are checked against the same revision.
+            let spec = text
+                .lines()
+                .next()
+                .and_then(|l| serde_json::from_str::<Value>(l).ok())
+                .and_then(|h| h["spec"].as_str().and_then(|s| s.parse().ok()));
+            let native = replay_with(&unenveloped(&text), spec);
             assert_eq!(shape(&native), shape(&replay(&text)), "{}", path.display());
             checked += 1;
         }

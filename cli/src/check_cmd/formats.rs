@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lineage_core::Severity;
 use lineage_core::acp::render::{CheckedFile, check_json_string};
-use lineage_core::finding::{Code, catalogue};
+use lineage_core::finding::{Code, Revision, Shapes, catalogue};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
 use serde_sarif::sarif;
@@ -55,6 +55,17 @@ pub(super) fn human(reports: &[FileReport]) -> String {
             let _ = writeln!(out, "{}\n", renderer.render(&[group]));
         }
     }
+    for report in reports {
+        if let Some((spec, shapes)) = report.revision
+            && shapes_differ(spec, shapes)
+        {
+            let path = escape_controls(&report.path, &[]);
+            let _ = writeln!(
+                out,
+                "note: {path}: checked against the Subagent Sessions RFD revision {spec}, but its shapes match {shapes} (see `--spec`)\n"
+            );
+        }
+    }
     let (errors, warnings) = counts(reports);
     let notes = reports
         .iter()
@@ -72,6 +83,17 @@ pub(super) fn human(reports: &[FileReport]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// Do a stream's shapes belong to another revision than the one checked against (a
+/// draft, or a later revision's shapes)?
+fn shapes_differ(spec: Revision, shapes: Shapes) -> bool {
+    match shapes {
+        Shapes::Draft0831 | Shapes::Draft0915 => true,
+        Shapes::Seed => false,
+        Shapes::Oct01 => spec == Revision::Seed,
+        Shapes::Final => spec != Revision::Final,
+    }
 }
 
 /// The part of a record to underline: its `sessionUpdate` kind, else its method, else
@@ -118,6 +140,7 @@ pub(super) fn json(reports: &[FileReport]) -> String {
             format: r.format,
             findings: &r.findings,
             error: r.error.as_deref(),
+            revision: r.revision,
         })
         .collect();
     let mut text = check_json_string(&files, true);

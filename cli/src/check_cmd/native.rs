@@ -7,22 +7,37 @@ use std::path::PathBuf;
 use lineage_core::native::{self, Located};
 
 use super::FileReport;
-use crate::native_source;
+use crate::{CheckArgs, CheckFormat, native_source};
 
 /// One report per file of the source (in path order); a file that could not be read is
 /// a failed report.
-pub(super) fn check(paths: &[PathBuf], keep_lines: bool) -> Vec<FileReport> {
+pub(super) fn check(paths: &[PathBuf], args: &CheckArgs) -> Vec<FileReport> {
+    let keep_lines = args.format == CheckFormat::Human;
     let (source, errors) = native_source::read(paths);
     let mut located: Vec<Located> = source.findings.clone();
     let mut formats = vec![None; source.files.len()];
+    let mut revisions = vec![None; source.files.len()];
     for (index, stream) in source.streams.iter().enumerate() {
         for &file in &stream.files {
             if let Some(slot) = formats.get_mut(file) {
                 *slot = Some(stream.format);
             }
         }
-        match native::replay(&source, index, native::Options::default()) {
-            Ok(replayed) => located.extend(replayed.findings),
+        let options = native::Options {
+            acp_spec: args.spec,
+            transcripts_off: true,
+            ..native::Options::default()
+        };
+        match native::replay(&source, index, options) {
+            Ok(replayed) => {
+                let revision = replayed.replay.view().map(|v| (v.spec(), v.shapes()));
+                for &file in &stream.files {
+                    if let Some(slot) = revisions.get_mut(file) {
+                        *slot = revision;
+                    }
+                }
+                located.extend(replayed.findings);
+            }
             Err(e) => {
                 let root = stream.files.first().copied().unwrap_or(0);
                 let finding = lineage_core::finding::Finding::new(
@@ -58,6 +73,7 @@ pub(super) fn check(paths: &[PathBuf], keep_lines: bool) -> Vec<FileReport> {
                 } else {
                     Vec::new()
                 },
+                revision: revisions.get(index).copied().flatten(),
             }
         })
         .collect();

@@ -17,6 +17,7 @@ pub(super) fn run(args: &ReplayArgs) -> Exit {
         let mut timeline = (args.format == OutputFormat::Html).then(Timeline::default);
         let options = native::Options {
             until: args.at.and_then(|n| usize::try_from(n).ok()),
+            acp_spec: args.spec,
             ..native::Options::default()
         };
         let replayed = native::replay_observed(&source, index, options, |engine, out, _| {

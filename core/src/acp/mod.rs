@@ -25,4 +25,5 @@ pub mod rules;
 pub mod view;
 pub(crate) mod wire;
 
+pub use crate::finding::{Revision, Shapes};
 pub use wire::{RpcId, Side};

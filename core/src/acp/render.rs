@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::view::{Message, Session, View};
-use crate::finding::Finding;
+use super::view::{Entry, Message, Session, View};
+use crate::finding::{Finding, Revision, Shapes};
 use crate::render::escape;
 use crate::trace::Format;
 
@@ -26,8 +26,14 @@ struct ViewJson<'a> {
     format: &'static str,
     connection: &'static str,
     version: Option<u64>,
+    /// The RFD revision the view follows (`--spec`).
+    spec: &'static str,
+    /// The revision whose shapes the stream follows.
+    shapes: &'static str,
     sessions: Vec<SessionJson<'a>>,
     pending_requests: Vec<PendingJson<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    answered_requests: Vec<AnsweredJson<'a>>,
     diagnostics: Vec<FindingJson<'a>>,
 }
 
@@ -41,6 +47,10 @@ struct SessionJson<'a> {
     description: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cwd: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additional_directories: Option<Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Value>,
     conversation_title: Option<&'a str>,
     state: Value,
     state_current: bool,
@@ -52,6 +62,47 @@ struct SessionJson<'a> {
     usage: Value,
     messages: Vec<MessageJson<'a>>,
     tool_calls: Vec<ToolCallJson<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    transcript: Vec<EntryJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<Value>,
+}
+
+/// One entry of a session's ordinary transcript: `{"type":"agent_message"|
+/// "user_message"|"agent_thought","messageId"?,"content":[…]}` (adjacent text blocks
+/// joined) or `{"type":"tool_call","toolCallId","title"?,"toolKind"?,"status"}` (the
+/// call's current title and status).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EntryJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<Vec<Value>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnsweredJson<'a> {
+    line: usize,
+    answered_at: usize,
+    id: String,
+    method: &'a str,
+    session: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -61,6 +112,10 @@ struct MessageJson<'a> {
     sender: Option<&'a str>,
     recipient: Option<&'a str>,
     direction: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sender_message_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipient_message_id: Option<&'a str>,
     content: Vec<Value>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<Value>,
@@ -131,6 +186,8 @@ fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
             "disconnected"
         },
         version: view.version(),
+        spec: view.spec().as_str(),
+        shapes: view.shapes().as_str(),
         sessions: view
             .sessions()
             .into_iter()
@@ -144,6 +201,18 @@ fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
                 id: p.id.to_string(),
                 method: &p.method,
                 session: p.session.as_deref(),
+            })
+            .collect(),
+        answered_requests: view
+            .answered()
+            .map(|a| AnsweredJson {
+                line: a.request.line,
+                answered_at: a.line,
+                id: a.request.id.to_string(),
+                method: &a.request.method,
+                session: a.request.session.as_deref(),
+                result: a.outcome.as_ref().ok().map(sorted),
+                error: a.outcome.as_ref().err().map(sorted),
             })
             .collect(),
         diagnostics: findings.iter().map(FindingJson::from).collect(),
@@ -178,6 +247,9 @@ pub struct CheckedFile<'a> {
     pub findings: &'a [Finding],
     /// Why the file could not be checked.
     pub error: Option<&'a str>,
+    /// `acp` traces: the RFD revision checked against and the one whose shapes the
+    /// stream follows (both omitted from the JSON when `None`).
+    pub revision: Option<(Revision, Shapes)>,
 }
 
 #[derive(Serialize)]
@@ -193,6 +265,10 @@ struct FileJson<'a> {
     findings: Vec<FindingJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spec: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shapes: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -214,7 +290,7 @@ fn is_zero(n: &usize) -> bool {
 ///
 /// ```
 /// use lineage_core::acp::render::{check_json_string, CheckedFile};
-/// let file = CheckedFile { path: "t.jsonl", format: Some(lineage_core::trace::Format::Acp), findings: &[], error: None };
+/// let file = CheckedFile { path: "t.jsonl", format: Some(lineage_core::trace::Format::Acp), findings: &[], error: None, revision: None };
 /// let text = check_json_string(&[file], false);
 /// assert!(text.starts_with(r#"{"files":[{"path":"t.jsonl","format":"acp","findings":[]}]"#));
 /// ```
@@ -229,6 +305,8 @@ pub fn check_json_string(files: &[CheckedFile<'_>], pretty: bool) -> String {
                 format: f.format.map(Format::as_str),
                 findings: f.findings.iter().map(FindingJson::from).collect(),
                 error: f.error,
+                spec: f.revision.map(|(r, _)| r.as_str()),
+                shapes: f.revision.map(|(_, s)| s.as_str()),
             })
             .collect(),
         summary: SummaryJson {
@@ -267,6 +345,8 @@ fn message<'a>(s: &Session, m: &'a Message) -> MessageJson<'a> {
         sender: m.sender.as_deref(),
         recipient: m.recipient.as_deref(),
         direction,
+        sender_message_id: m.sender_message.as_deref(),
+        recipient_message_id: m.recipient_message.as_deref(),
         content: m.content.iter().map(sorted).collect(),
         meta: m.meta.as_ref().map(sorted),
     }
@@ -275,11 +355,13 @@ fn message<'a>(s: &Session, m: &'a Message) -> MessageJson<'a> {
 fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
     SessionJson {
         id: &s.id,
-        kind: if s.parent.is_some() { "child" } else { "root" },
+        kind: kind(view, s),
         parent: s.parent.as_deref(),
         title: s.title.as_deref(),
         description: s.description.as_deref(),
         cwd: s.cwd.as_deref(),
+        additional_directories: s.additional_directories.as_ref().map(sorted),
+        meta: s.meta.as_ref().map(sorted),
         conversation_title: s.conversation_title.as_deref(),
         state: s.state.as_ref().map(sorted).unwrap_or(Value::Null),
         state_current: view.state_is_current(&s.id),
@@ -299,6 +381,75 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
                 locally_cancelled: t.locally_cancelled,
             })
             .collect(),
+        transcript: s.transcript.iter().map(|e| entry(s, e)).collect(),
+        plan: s.plan.as_ref().map(sorted),
+    }
+}
+
+/// `child`, `root`, or `unknown` for a session the Client never saw set up or
+/// announced (stray traffic names it): no root, no cancel control.
+fn kind(view: &View, s: &Session) -> &'static str {
+    if s.parent.is_some() {
+        "child"
+    } else if view.is_unknown(&s.id) {
+        "unknown"
+    } else {
+        "root"
+    }
+}
+
+fn entry<'a>(s: &'a Session, e: &'a Entry) -> EntryJson<'a> {
+    match e {
+        Entry::Text {
+            kind,
+            message_id,
+            content,
+        } => {
+            let mut blocks: Vec<Value> = Vec::new();
+            for block in content.iter().map(sorted) {
+                let joined = match (blocks.last_mut(), block.get("text")) {
+                    (Some(last), Some(Value::String(more)))
+                        if block.get("type") == Some(&"text".into())
+                            && block.as_object().is_some_and(|o| o.len() == 2)
+                            && last.get("type") == Some(&"text".into())
+                            && last.as_object().is_some_and(|o| o.len() == 2) =>
+                    {
+                        match last.get_mut("text") {
+                            Some(Value::String(text)) => {
+                                text.push_str(more);
+                                true
+                            }
+                            _ => false,
+                        }
+                    }
+                    _ => false,
+                };
+                if !joined {
+                    blocks.push(block);
+                }
+            }
+            EntryJson {
+                kind,
+                message_id: message_id.as_deref(),
+                tool_call_id: None,
+                title: None,
+                tool_kind: None,
+                status: None,
+                content: Some(blocks),
+            }
+        }
+        Entry::ToolCall(id) => {
+            let call = s.tool_calls.get(id);
+            EntryJson {
+                kind: "tool_call",
+                message_id: None,
+                tool_call_id: Some(id),
+                title: call.and_then(|c| c.title.as_deref()),
+                tool_kind: call.and_then(|c| c.kind.as_deref()),
+                status: call.map(|c| &*c.status),
+                content: None,
+            }
+        }
     }
 }
 
@@ -357,7 +508,11 @@ pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
 fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) {
     let _ = write!(out, "{indent}{branch}{}", s.id);
     if s.parent.is_none() {
-        out.push_str(" · root");
+        out.push_str(if view.is_unknown(&s.id) {
+            " · unknown session"
+        } else {
+            " · root"
+        });
     }
     if let Some(title) = &s.title {
         let _ = write!(out, " · {title:?}");

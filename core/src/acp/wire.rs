@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::finding::Shapes;
+
 /// Which end of the connection sent a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
@@ -123,13 +125,28 @@ pub enum RpcId {
     Int(i64),
     /// A string id (or any other JSON value, shown as JSON).
     Text(Arc<str>),
+    /// `null`: only an error response may carry it (JSON-RPC 2.0: the request id could
+    /// not be read); it answers no request.
+    Null,
 }
 
 impl RpcId {
+    /// Reads an id as a JSON value: an integral number is one id however it is
+    /// written (`5` and `5.0` are equal JSON numbers), a string is a string, and `null`
+    /// (a response to a request whose id could not be read) is [`RpcId::Null`].
     fn read(value: &Value) -> RpcId {
         match value {
-            Value::Number(n) if n.is_i64() => RpcId::Int(n.as_i64().unwrap_or_default()),
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => RpcId::Int(i),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                    // Exactly representable below 2^53, so the conversion is exact.
+                    #[allow(clippy::cast_possible_truncation)]
+                    RpcId::Int(f as i64)
+                }
+                _ => RpcId::Text(n.to_string().into()),
+            },
             Value::String(s) => RpcId::Text(s.as_str().into()),
+            Value::Null => RpcId::Null,
             other => RpcId::Text(other.to_string().into()),
         }
     }
@@ -140,6 +157,7 @@ impl fmt::Display for RpcId {
         match self {
             RpcId::Int(n) => write!(f, "{n}"),
             RpcId::Text(s) => write!(f, "{s:?}"),
+            RpcId::Null => f.write_str("null"),
         }
     }
 }
@@ -208,6 +226,75 @@ pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
         }
         (None, None) => Err("not a JSON-RPC message: no `method` and no `id`".into()),
     }
+}
+
+/// Does a JSON-RPC message carry `"jsonrpc": "2.0"`?
+pub(crate) fn has_jsonrpc_version(entry: &Value) -> bool {
+    entry.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+}
+
+/// The fields of an update that only the final revision defines, by name: `cwd` and
+/// `additionalDirectories` on an association, `senderMessageId` / `recipientMessageId`
+/// on a session message, `session` content items on a tool call.
+pub(crate) fn final_only_fields(kind: &str, update: &Map<String, Value>) -> Vec<&'static str> {
+    let keys: &[&'static str] = match kind {
+        "subagent_update" => &["cwd", "additionalDirectories"],
+        "session_message" | "session_message_chunk" => &["senderMessageId", "recipientMessageId"],
+        _ => &[],
+    };
+    let mut found: Vec<&'static str> = keys
+        .iter()
+        .copied()
+        .filter(|k| update.contains_key(*k))
+        .collect();
+    if matches!(kind, "tool_call" | "tool_call_update") && !session_references(update).is_empty() {
+        found.push("`session` tool-call content");
+    }
+    found
+}
+
+/// The `sessionId`s of a tool call's `{"type":"session","sessionId":…}` content items
+/// (the final revision's session reference).
+pub(crate) fn session_references(update: &Map<String, Value>) -> Vec<&str> {
+    update
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("session"))
+        .filter_map(|c| c.get("sessionId").and_then(Value::as_str))
+        .collect()
+}
+
+/// Is a work-state snapshot `idle` with `stopReason: "error"` (defined from 2026-10-01)?
+pub(crate) fn is_error_idle(snapshot: &Map<String, Value>) -> bool {
+    snapshot.get("state").and_then(Value::as_str) == Some("idle")
+        && snapshot.get("stopReason").and_then(Value::as_str) == Some("error")
+}
+
+/// The earlier draft an update's shape follows, if any: 2026-08-31 for
+/// `subagent_spawned` / `subagent_state_update` and the terminal lifecycle states,
+/// 2026-09-15 for `subagentSessionId` / `name` / `task` on `subagent_update`.
+pub(crate) fn draft_of(kind: &str, update: &Map<String, Value>) -> Option<Shapes> {
+    if matches!(kind, "subagent_spawned" | "subagent_state_update") {
+        return Some(Shapes::Draft0831);
+    }
+    let state = match update.get("state") {
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(other) => other.get("state").and_then(Value::as_str),
+        None => None,
+    };
+    if matches!(kind, "subagent_update" | "state_update")
+        && state.is_some_and(|s| LEGACY_STATES.contains(&s))
+    {
+        return Some(Shapes::Draft0831);
+    }
+    (kind == "subagent_update"
+        && ["subagentSessionId", "name", "task"]
+            .iter()
+            .any(|k| update.contains_key(*k)))
+    .then_some(Shapes::Draft0915)
 }
 
 /// A nullable patch field as read from the wire.
@@ -403,6 +490,39 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.to_string(), "1");
         assert_eq!(b.to_string(), "\"1\"");
+    }
+
+    #[test]
+    fn ids_compare_as_json_values() {
+        let id = |v: Value| match classify(&v).unwrap() {
+            Rpc::Request { id, .. } | Rpc::Response { id, .. } => id,
+            Rpc::Notification { .. } => panic!("{v}"),
+        };
+        let five = id(json!({"jsonrpc":"2.0","id":5,"method":"m"}));
+        assert_eq!(five, id(json!({"jsonrpc":"2.0","id":5.0,"result":{}})));
+        assert_ne!(five, id(json!({"jsonrpc":"2.0","id":5.5,"result":{}})));
+        assert_ne!(five, id(json!({"jsonrpc":"2.0","id":"5","result":{}})));
+        let null = id(json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}));
+        assert_eq!(
+            (null.clone(), null.to_string()),
+            (RpcId::Null, "null".into())
+        );
+    }
+
+    #[test]
+    fn later_revision_shapes_and_drafts_are_told() {
+        let u = json!({"sessionId":"A","cwd":"/w","task":"x"});
+        let u = u.as_object().unwrap();
+        assert_eq!(final_only_fields("subagent_update", u), vec!["cwd"]);
+        assert_eq!(draft_of("subagent_update", u), Some(Shapes::Draft0915));
+        assert_eq!(draft_of("subagent_spawned", u), Some(Shapes::Draft0831));
+        let call = json!({"toolCallId":"c","content":[{"type":"session","sessionId":"A"}]});
+        let call = call.as_object().unwrap();
+        assert_eq!(session_references(call), vec!["A"]);
+        assert_eq!(final_only_fields("tool_call", call).len(), 1);
+        let idle = json!({"state":"idle","stopReason":"error"});
+        assert!(is_error_idle(idle.as_object().unwrap()));
+        assert!(!has_jsonrpc_version(&json!({"id":1,"method":"m"})));
     }
 
     #[test]

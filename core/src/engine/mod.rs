@@ -43,7 +43,7 @@ use crate::acp::rules::Checker;
 use crate::acp::view::{View, ViewOptions};
 pub use crate::output::Output;
 
-use crate::finding::{Code, Finding};
+use crate::finding::{Code, Finding, Revision};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Event, Millis, Snapshot};
@@ -64,6 +64,9 @@ pub struct Options {
     pub acp_protocol_version: Option<u64>,
     /// ACP: keep message content in the Client view (`replay`); `check` turns it off.
     pub transcripts: bool,
+    /// ACP: the Subagent Sessions RFD revision to check against (`--spec`; else the
+    /// header's `"spec"`, else 2026-09-24).
+    pub acp_spec: Option<Revision>,
     /// Report the canonical events each input was normalized to ([`Output::events`]).
     pub record_events: bool,
 }
@@ -75,6 +78,7 @@ impl Default for Options {
             codex_root_thread: None,
             acp_protocol_version: None,
             transcripts: true,
+            acp_spec: None,
             record_events: false,
         }
     }
@@ -516,6 +520,11 @@ impl Engine {
                 .and_then(Value::as_str)
                 .map(String::from);
         }
+        if self.options.acp_spec.is_none() {
+            self.options.acp_spec = field("spec")
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse().ok());
+        }
         if self.options.acp_protocol_version.is_none() {
             self.options.acp_protocol_version = field("protocolVersion").and_then(Value::as_u64);
         }
@@ -535,6 +544,7 @@ impl Engine {
             Format::Acp => Arm::Acp(Box::new(Checker::with_view_options(ViewOptions {
                 transcripts: options.transcripts,
                 header_version: options.acp_protocol_version,
+                spec: options.acp_spec.unwrap_or_default(),
             }))),
         });
     }

@@ -10,7 +10,10 @@
 //! on it).
 
 pub(crate) mod acp;
+mod revision;
 mod texts;
+
+pub use revision::{Revision, Shapes, UnknownRevision};
 
 use std::fmt;
 
@@ -214,22 +217,47 @@ codes! {
     LegacyDraftShape = "legacy-draft-shape", Warning, Acp(Party::Agent);
     UnknownState = "unknown-state", Note, Acp(Party::Agent);
     ChildListed = "child-listed", Note, Acp(Party::Agent);
+    WorkWithoutRunning = "work-without-running", Warning, Acp(Party::Agent);
+    ToolCallForeign = "tool-call-foreign", Warning, Acp(Party::Agent);
+    LaterRevisionStopReason = "later-revision-stop-reason", Warning, Acp(Party::Agent);
+    LaterRevisionField = "later-revision-field", Note, Acp(Party::Agent);
+    ChunkParticipants = "chunk-participants", Error, Acp(Party::Agent);
+    AgentSubagentCapability = "agent-subagent-capability", Note, Acp(Party::Agent);
     // Client side.
     ChildMutation = "child-mutation", Error, Acp(Party::Client);
     CancelNotGranted = "cancel-not-granted", Error, Acp(Party::Client);
     PermissionNotCancelled = "permission-not-cancelled", Error, Acp(Party::Client);
     PermissionLeftPending = "permission-left-pending", Warning, Acp(Party::Client);
     ElicitationNotCancelled = "elicitation-not-cancelled", Warning, Acp(Party::Client);
+    CancelUnknownSession = "cancel-unknown-session", Warning, Acp(Party::Client);
     // Both sides.
     DuplicateResponse = "duplicate-response", Error, Acp(Party::Both);
     UnknownResponse = "unknown-response", Warning, Acp(Party::Both);
     ChildRequestUnanswered = "child-request-unanswered", Warning, Acp(Party::Both);
+    JsonrpcVersionMissing = "jsonrpc-version-missing", Warning, Acp(Party::Both);
 }
 
 impl Code {
     /// Is this an ACP conformance rule (checked by `lineage check` on `acp` traces)?
     pub fn is_acp_rule(self) -> bool {
         matches!(self.layer(), Layer::Acp(_))
+    }
+
+    /// The RFD revisions an ACP rule applies to (`lineage check --spec`), oldest first;
+    /// every revision for codes that are not ACP rules.
+    ///
+    /// ```
+    /// use lineage_core::finding::{Code, Revision};
+    /// assert_eq!(Code::LaterRevisionStopReason.revisions(), &[Revision::Seed]);
+    /// assert!(Code::Reparent.applies_to(Revision::Final));
+    /// ```
+    pub fn revisions(self) -> &'static [Revision] {
+        acp::revisions(self)
+    }
+
+    /// Does this code apply under `revision`?
+    pub fn applies_to(self, revision: Revision) -> bool {
+        self.revisions().contains(&revision)
     }
 
     /// The ACP party held to account, for ACP rules.

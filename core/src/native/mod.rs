@@ -248,6 +248,10 @@ pub struct Options {
     pub until: Option<usize>,
     /// Report the canonical events each record was normalized to.
     pub record_events: bool,
+    /// ACP (a Zed log): the Subagent Sessions RFD revision to check against.
+    pub acp_spec: Option<crate::finding::Revision>,
+    /// ACP: keep the sessions' transcripts in the Client view (`check` turns it off).
+    pub transcripts_off: bool,
 }
 
 /// A replayed stream: the replay (its findings' lines are those of their files) and
@@ -283,6 +287,8 @@ pub fn replay_observed(
         .ok_or(EngineError::UnknownFormat)?;
     let mut engine = Engine::new(EngineOptions {
         record_events: options.record_events,
+        acp_spec: options.acp_spec,
+        transcripts: !options.transcripts_off,
         ..stream.engine_options()
     });
     let count = options

@@ -26,7 +26,7 @@ pub use crate::finding::{Code as RuleId, Party, acp::MODEL};
 
 use super::view::{Id, View, ViewOptions};
 use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
-use crate::finding::Finding;
+use crate::finding::{Finding, Revision};
 use crate::tree::Severity;
 use mirror::Mirror;
 
@@ -59,6 +59,15 @@ pub(crate) struct Checker {
     must_cancel: BTreeMap<RpcId, MustCancel>,
     awaiting_confirmation: BTreeMap<Id, usize>,
     mirrors: BTreeMap<Id, Mirror>,
+    /// Later-revision field names already noted (`later-revision-field`).
+    noted_fields: BTreeSet<&'static str>,
+    /// v1 children whose unreported work was flagged since their last state report.
+    work_noted: BTreeSet<Id>,
+    /// v1 children's first work while idle (line, update kind), decided by their next
+    /// state report.
+    idle_work: BTreeMap<Id, (usize, String)>,
+    /// (session, tool call) pairs already flagged `tool-call-foreign`.
+    foreign_noted: BTreeSet<(Id, Id)>,
     // Trace-wide.
     answered_permissions: BTreeMap<(Id, Id), usize>,
 }
@@ -70,6 +79,7 @@ impl Checker {
             view: View::new(ViewOptions {
                 transcripts: false,
                 header_version,
+                spec: Revision::Seed,
             }),
             findings: Vec::new(),
             answered: BTreeSet::new(),
@@ -78,6 +88,10 @@ impl Checker {
             must_cancel: BTreeMap::new(),
             awaiting_confirmation: BTreeMap::new(),
             mirrors: BTreeMap::new(),
+            noted_fields: BTreeSet::new(),
+            work_noted: BTreeSet::new(),
+            idle_work: BTreeMap::new(),
+            foreign_noted: BTreeSet::new(),
             answered_permissions: BTreeMap::new(),
         }
     }
@@ -131,6 +145,16 @@ impl Checker {
                     active: batch,
                     ..Batch::default()
                 };
+                if entries
+                    .iter()
+                    .any(|e| e.is_object() && !wire::has_jsonrpc_version(e))
+                {
+                    self.report(
+                        line,
+                        RuleId::JsonrpcVersionMissing,
+                        "a JSON-RPC message without `\"jsonrpc\": \"2.0\"`; every request, notification and response must carry it exactly".into(),
+                    );
+                }
                 for (i, entry) in entries.iter().enumerate() {
                     match wire::classify(entry) {
                         Ok(rpc) => self.entry(line, from, &rpc, &mut ctx),
@@ -188,7 +212,12 @@ impl Checker {
         self.report_at(line, rule, rule.level(), message);
     }
 
+    /// Every finding goes through here: a rule that does not apply to the revision
+    /// checked against (`--spec`) reports nothing.
     fn report_at(&mut self, line: usize, rule: RuleId, severity: Severity, message: String) {
+        if !rule.applies_to(self.view.spec()) {
+            return;
+        }
         self.findings.push(Finding {
             line,
             rule,
@@ -209,6 +238,10 @@ impl Checker {
         self.conflicted.clear();
         self.must_cancel.clear();
         self.awaiting_confirmation.clear();
+        self.noted_fields.clear();
+        self.work_noted.clear();
+        self.idle_work.clear();
+        self.foreign_noted.clear();
     }
 
     fn end_of_trace(&mut self) {

@@ -48,6 +48,7 @@ impl Checker {
                     // or a mirror tracker is only ever opened for a stamped session).
                     for id in self.view.stamped_descendants(root) {
                         self.awaiting_confirmation.remove(&id);
+                        self.idle_work.remove(&id);
                         if let Some(mirror) = self.mirrors.remove(&id) {
                             self.mirror_verdict(&id, mirror.close());
                         }
@@ -82,6 +83,15 @@ impl Checker {
 
     /// `session/cancel` (`is_cancel`) or `session/close` of `target`.
     fn cancel(&mut self, line: usize, target: &str, is_cancel: bool) {
+        if is_cancel && self.view.is_unknown(target) {
+            self.report(
+                line,
+                RuleId::CancelUnknownSession,
+                format!(
+                    "`session/cancel` names `{target}`, which was never set up (`session/new`, `session/fork`, `session/load`, `session/resume`) nor announced as a child; the Client can only cancel sessions it knows"
+                ),
+            );
+        }
         if is_cancel && self.view.is_child(target) && !self.view.effective_cancel(target) {
             let reason = if !self.view.announced(target) {
                 "it was not announced on this connection since the last reset (connection start or a load/resume of an ancestor)"
@@ -98,11 +108,43 @@ impl Checker {
                 ),
             );
         }
-        // Interactions of the affected work (the target's, and its descendants' not
-        // confirmed idle) must be answered `cancelled`; the view indexes them by subtree.
+        // Interactions of the affected work must be answered `cancelled`: the target's,
+        // and its descendants' not confirmed idle when the cancel cascades (2026-09-24,
+        // and a close in every revision). From 2026-10-05 a cancel resolves only the
+        // target's own; a descendant's follow once it reports a cancelled idle
+        // (`cancelled_idle`). The view indexes them by subtree.
+        let cascade = !is_cancel || self.view.cancel_cascades();
+        self.must_cancel_within(target, cascade);
+        if !is_cancel {
+            return;
+        }
+        // The working sessions of the target's subtree (the view's live index: no walk
+        // over every child ever associated under the target); from 2026-10-05 only the
+        // target must confirm: which descendants its work waits on is not on the wire.
+        let working: Vec<Id> = if cascade {
+            self.view
+                .working_within(target)
+                .filter(|id| self.view.is_child(id))
+                .cloned()
+                .collect()
+        } else {
+            self.view
+                .working_within(target)
+                .filter(|id| &***id == target && self.view.is_child(id))
+                .cloned()
+                .collect()
+        };
+        for id in working {
+            self.awaiting_confirmation.entry(id).or_insert(line);
+        }
+    }
+
+    /// The pending permission and elicitation requests of `target` (and, with
+    /// `cascade`, of its descendants not confirmed idle) must be answered cancelled.
+    pub(super) fn must_cancel_within(&mut self, target: &str, cascade: bool) {
         let affected: Vec<(RpcId, MustCancel)> = self
             .view
-            .interactions_reached(target)
+            .interactions_reached(target, cascade)
             .into_iter()
             .filter_map(|p| {
                 let kind = match &*p.method {
@@ -114,20 +156,6 @@ impl Checker {
             })
             .collect();
         self.must_cancel.extend(affected);
-        if !is_cancel {
-            return;
-        }
-        // The working sessions of the target's subtree (the view's live index: no walk
-        // over every child ever associated under the target).
-        let working: Vec<Id> = self
-            .view
-            .working_within(target)
-            .filter(|id| self.view.is_child(id))
-            .cloned()
-            .collect();
-        for id in working {
-            self.awaiting_confirmation.entry(id).or_insert(line);
-        }
     }
 
     /// An Agent→Client request.
@@ -190,6 +218,10 @@ impl Checker {
         outcome: Result<&Value, &Value>,
         batch: &mut Batch,
     ) {
+        if *id == RpcId::Null && outcome.is_err() {
+            // JSON-RPC 2.0: the error response to a request whose id could not be read.
+            return;
+        }
         let key = (from.other(), id.clone());
         let Some(request) = self.view.pending(from.other(), id).cloned() else {
             if self.answered.contains(&key) {
@@ -213,6 +245,20 @@ impl Checker {
         self.answered.insert(key);
         let result = outcome.ok();
         match &*request.method {
+            "initialize" => {
+                let caps = result.and_then(|r| r.get("agentCapabilities"));
+                let own = caps.and_then(|c| c.get("subagents")).is_some()
+                    || caps
+                        .and_then(|c| c.pointer("/sessionCapabilities/subagents"))
+                        .is_some();
+                if own {
+                    self.report(
+                        line,
+                        RuleId::AgentSubagentCapability,
+                        "the Agent advertises a `subagents` capability of its own; there is no Agent-side capability (the Client's `clientCapabilities.subagents` alone decides, and a Client learns of subagents from the first update), so nothing reads it".into(),
+                    );
+                }
+            }
             "session/request_permission" => {
                 if let (Some(session), Some(call)) = (&request.session, &request.tool_call) {
                     self.answered_permissions

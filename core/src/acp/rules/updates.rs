@@ -9,6 +9,7 @@ use crate::acp::view::Id;
 use crate::acp::wire::{
     self, KNOWN_STATES, LEGACY_STATES, Patch, StateKey, object_patch, string_patch,
 };
+use crate::finding::Revision;
 
 impl Checker {
     pub(super) fn session_update(&mut self, line: usize, params: &Value, batch: &mut Batch) {
@@ -20,6 +21,16 @@ impl Checker {
             }
         };
         self.bears(line, u.session, "its outer `params.sessionId`", batch);
+        self.later_revision_fields(line, u.kind, u.update, batch);
+        match u.kind {
+            "agent_message_chunk" | "agent_thought_chunk" | "tool_call" | "plan" => {
+                self.unreported_work(line, u.session, u.kind);
+            }
+            _ => {}
+        }
+        if u.kind == "tool_call_update" {
+            self.foreign_tool_call(line, u.session, u.update);
+        }
         match u.kind {
             "subagent_update" => self.association(line, u.session, u.update, batch),
             "session_message" | "session_message_chunk" => {
@@ -73,14 +84,158 @@ impl Checker {
 
     /// `subagents-not-negotiated` for one update kind.
     fn negotiated(&mut self, line: usize, kind: &str) {
-        if self.view.version() == Some(1)
-            && self.view.client_caps().is_some_and(|caps| !caps.subagents)
-        {
+        let Some(caps) = self.view.client_caps() else {
+            return;
+        };
+        if self.view.version() == Some(1) && !caps.subagents {
+            let hint = if caps.meta_subagents {
+                " (the Client signals support only through a `_meta` flag: such bridges are compatibility shims, not an alternative protocol; the Client must advertise `clientCapabilities.subagents: {}`)"
+            } else {
+                ""
+            };
             self.report(
                 line,
                 RuleId::SubagentsNotNegotiated,
                 format!(
-                    "`{kind}` sent on a v1 connection whose `initialize` did not advertise `clientCapabilities.subagents` as an object; present the work through the parent session instead"
+                    "`{kind}` sent on a v1 connection whose `initialize` did not advertise `clientCapabilities.subagents` as an object; present the work through the parent session instead{hint}"
+                ),
+            );
+        }
+    }
+
+    /// Fields only the final revision defines: under earlier revisions a note naming
+    /// the revision (once per field per connection); under `final` their types, and a
+    /// `session` tool-call reference must name a known session (announcement order).
+    fn later_revision_fields(
+        &mut self,
+        line: usize,
+        kind: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let fields = wire::final_only_fields(kind, update);
+        if fields.is_empty() {
+            return;
+        }
+        if self.view.spec() < Revision::Final {
+            for field in fields {
+                if self.noted_fields.insert(field) {
+                    self.report(
+                        line,
+                        RuleId::LaterRevisionField,
+                        format!(
+                            "{} is defined by the final revision of the RFD, not by {} (checked against): preserved, not checked; check with `--spec final` to have it checked",
+                            if field.starts_with('`') { field.to_owned() } else { format!("`{field}`") },
+                            self.view.spec()
+                        ),
+                    );
+                }
+            }
+            return;
+        }
+        let mut bad = Vec::new();
+        for key in ["cwd", "senderMessageId", "recipientMessageId"] {
+            if string_patch(update, key).invalid().is_some() {
+                bad.push(format!("`{key}` must be a string or null"));
+            }
+        }
+        if let Some(dirs) = update.get("additionalDirectories")
+            && !dirs.is_null()
+            && !dirs
+                .as_array()
+                .is_some_and(|a| a.iter().all(Value::is_string))
+        {
+            bad.push("`additionalDirectories` must be an array of path strings or null".into());
+        }
+        self.field_invalid(line, kind, &bad);
+        let references = wire::session_references(update);
+        if !references.is_empty() {
+            self.negotiated(line, "`session` tool-call content");
+        }
+        for id in references {
+            self.bears(line, id, "a `session` tool-call content reference", batch);
+        }
+    }
+
+    /// `work-without-running`: a v1 child's own stream carries new work while its
+    /// current state is absent (reported at once, once until its next state report) or
+    /// idle. Work while idle is decided by the child's next state report: `running` or
+    /// `requires_action` shows foreground work started before its report (reported at
+    /// the work's line); another `idle`, `unknown` or none leaves it background
+    /// activity, which "may still emit updates while foreground work is idle".
+    fn unreported_work(&mut self, line: usize, session: &str, kind: &str) {
+        // An unannounced child's traffic is `traffic-before-announce`'s.
+        if self.view.version() != Some(1)
+            || !self.view.is_child(session)
+            || !self.view.routable(session)
+            || self.view.in_replay()
+            || self.work_noted.contains(session)
+            || self.idle_work.contains_key(session)
+        {
+            return;
+        }
+        match self.view.current_state(session) {
+            None => {
+                self.work_noted.insert(session.into());
+                self.work_without_running(line, session, kind, "no current work state");
+            }
+            // After a cancelled idle, or once a Client cancel reached the child (directly
+            // or through an ancestor, on this connection), output while idle is taken as
+            // late fallout of the cancelled work, which Clients "SHOULD still accept"
+            // (Cancellation), not new foreground work.
+            Some("idle") if !self.cancel_fallout(session) => {
+                self.idle_work.insert(session.into(), (line, kind.into()));
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn work_without_running(&mut self, line: usize, session: &str, kind: &str, state: &str) {
+        self.report(
+            line,
+            RuleId::WorkWithoutRunning,
+            format!(
+                "child `{session}` emits `{kind}` with {state}; when the v1 Agent observes child foreground work starting or resuming it must report `running` first"
+            ),
+        );
+    }
+
+    /// Is `session` idle from cancelled work: a cancelled idle, or a Client cancel of it
+    /// or an ancestor on this connection (one descendant test per cancelled session)?
+    fn cancel_fallout(&self, session: &str) -> bool {
+        let stop = self
+            .view
+            .session(session)
+            .and_then(|s| s.state.as_ref())
+            .and_then(|s| s.get("stopReason"))
+            .and_then(Value::as_str);
+        stop == Some("cancelled") || self.view.under_cancel(session)
+    }
+
+    /// `tool-call-foreign`: a `tool_call_update` on a session other than the one that
+    /// opened the call.
+    fn foreign_tool_call(&mut self, line: usize, session: &str, update: &Map<String, Value>) {
+        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let own = self
+            .view
+            .session(session)
+            .is_some_and(|s| s.tool_calls.contains_key(call));
+        let Some(owner) = self
+            .view
+            .tool_call_owner(call)
+            .filter(|o| !own && &***o != session)
+        else {
+            return;
+        };
+        let owner = owner.clone();
+        if self.foreign_noted.insert((session.into(), call.into())) {
+            self.report(
+                line,
+                RuleId::ToolCallForeign,
+                format!(
+                    "`tool_call_update` for `{call}` on `{session}`, but `{owner}` opened that tool call; update it on `{owner}`'s stream (the call stays there)"
                 ),
             );
         }
@@ -109,6 +264,21 @@ impl Checker {
             .and_then(Value::as_str)
         {
             self.unknown_state(line, child, state);
+        }
+        if self.view.version() != Some(2)
+            && update
+                .get("state")
+                .and_then(Value::as_object)
+                .is_some_and(wire::is_error_idle)
+        {
+            self.report(
+                line,
+                RuleId::LaterRevisionStopReason,
+                format!(
+                    "`{child}` reports `idle` with `stopReason: \"error\"`, which the 2026-10-01 revision defines; the v1 idle of {} takes v1's `StopReason` values only. Check with `--spec 2026-10-05` (or `final`) if the Agent follows the later revision",
+                    self.view.spec()
+                ),
+            );
         }
         if !self.association_valid(line, parent, child) {
             return;
@@ -200,6 +370,13 @@ impl Checker {
             Patch::Set(state) if !state.get("state").is_some_and(Value::is_string) => {
                 bad.push("a `state` object needs a string `state`".into());
             }
+            // 2026-10-01: the error idle's optional, nullable JSON-RPC `error` object.
+            Patch::Set(state)
+                if self.view.spec() >= Revision::Narrowed
+                    && object_patch(state, "error").invalid().is_some() =>
+            {
+                bad.push("`state.error` must be a JSON-RPC error object or null".into());
+            }
             _ => {}
         }
         self.field_invalid(line, "subagent_update", &bad);
@@ -218,17 +395,31 @@ impl Checker {
         }
     }
 
-    /// `legacy-draft-shape`: one finding listing every earlier-draft element of `update`.
+    /// `legacy-draft-shape`: one finding listing every earlier-draft element of `update`,
+    /// naming the draft it follows and the current shape.
     fn legacy(&mut self, line: usize, kind: &str, update: &Map<String, Value>, draft_kind: bool) {
         let mut found: Vec<String> = Vec::new();
         if draft_kind {
+            let now = if kind == "subagent_spawned" {
+                "announce with `subagent_update {sessionId, title, description, capabilities}`"
+            } else {
+                "report work state as `subagent_update.state` (v1) or `state_update` (v2)"
+            };
             found.push(format!(
-                "`{kind}` (not an announcement; use `subagent_update`)"
+                "`{kind}` (the 2026-08-31 draft; not an announcement: {now})"
             ));
         }
-        for field in ["subagentSessionId", "name", "task"] {
+        let renamed = [
+            ("subagentSessionId", "`sessionId`"),
+            ("name", "`title`"),
+            (
+                "task",
+                "`description` for the role; the assignment is a `session_message`",
+            ),
+        ];
+        for (field, now) in renamed {
             if update.contains_key(field) {
-                found.push(format!("field `{field}`"));
+                found.push(format!("field `{field}` (the 2026-09-15 draft; now {now})"));
             }
         }
         if update
@@ -236,7 +427,8 @@ impl Checker {
             .and_then(|c| c.get("cancel"))
             .is_some_and(Value::is_boolean)
         {
-            found.push("a boolean `cancel` (use `\"cancel\": {}`)".into());
+            found
+                .push("a boolean `cancel` (an earlier draft; now `\"cancel\": {}` or null)".into());
         }
         let state = match update.get("state") {
             Some(Value::String(s)) => Some(s.as_str()),
@@ -245,7 +437,7 @@ impl Checker {
         };
         if let Some(state) = state.filter(|s| LEGACY_STATES.contains(s)) {
             found.push(format!(
-                "the terminal state `{state}` (report `idle` with a `stopReason`, or `unknown`)"
+                "the terminal state `{state}` (the 2026-08-31 draft's lifecycle; now `idle` with a `stopReason`, or `unknown`)"
             ));
         }
         if !found.is_empty() {
@@ -305,8 +497,30 @@ impl Checker {
             return;
         }
         let state = snapshot.get("state").and_then(Value::as_str);
+        if !self.work_noted.is_empty() {
+            self.work_noted.remove(session);
+        }
+        if let Some((work, kind)) = self.idle_work.remove(session)
+            && matches!(state, Some("running" | "requires_action"))
+        {
+            self.work_without_running(
+                work,
+                session,
+                &kind,
+                "its current state `idle`, and its next report says its foreground work was running",
+            );
+        }
         if matches!(state, Some("idle" | "unknown")) && !self.awaiting_confirmation.is_empty() {
             self.awaiting_confirmation.remove(session);
+        }
+        // 2026-10-05: once a descendant of cancelled work reports a cancelled idle, the
+        // Client cleans up its requests as if it had cancelled it directly.
+        if state == Some("idle")
+            && snapshot.get("stopReason") == Some(&"cancelled".into())
+            && !self.view.cancel_cascades()
+            && self.view.under_cancel(session)
+        {
+            self.must_cancel_within(session, false);
         }
         if self.view.version() == Some(2)
             && let Some(key) = StateKey::of(snapshot)
@@ -320,18 +534,35 @@ impl Checker {
         }
     }
 
-    fn session_message(
+    /// The field checks of a session message or chunk (`chunk-participants`,
+    /// `chunk-content-invalid`, `field-invalid`); returns its participant patches (none
+    /// for a chunk under the final revision, whose decoders drop them).
+    fn message_fields<'a>(
         &mut self,
         line: usize,
-        outer: &str,
         kind: &str,
-        update: &Map<String, Value>,
-        batch: &mut Batch,
-    ) {
+        update: &'a Map<String, Value>,
+    ) -> [Patch<'a, &'a str>; 2] {
         let chunk = kind == "session_message_chunk";
+        let final_rev = self.view.spec() == Revision::Final;
         let mut bad = Vec::new();
-        let sender = string_patch(update, "senderSessionId");
-        let recipient = string_patch(update, "recipientSessionId");
+        if chunk
+            && (update.contains_key("senderSessionId") || update.contains_key("recipientSessionId"))
+        {
+            self.report(
+                line,
+                RuleId::ChunkParticipants,
+                "in the final revision a `session_message_chunk` carries only content; send `senderSessionId` / `recipientSessionId` in a `session_message` upsert (final-schema decoders drop them here)".into(),
+            );
+        }
+        let (sender, recipient) = if chunk && final_rev {
+            (Patch::Omitted, Patch::Omitted)
+        } else {
+            (
+                string_patch(update, "senderSessionId"),
+                string_patch(update, "recipientSessionId"),
+            )
+        };
         for (key, p) in [
             ("senderSessionId", &sender),
             ("recipientSessionId", &recipient),
@@ -355,6 +586,18 @@ impl Checker {
             bad.push("`content` must be an array of ContentBlocks or null".into());
         }
         self.field_invalid(line, kind, &bad);
+        [sender, recipient]
+    }
+
+    fn session_message(
+        &mut self,
+        line: usize,
+        outer: &str,
+        kind: &str,
+        update: &Map<String, Value>,
+        batch: &mut Batch,
+    ) {
+        let [sender, recipient] = self.message_fields(line, kind, update);
         let in_replay = self.view.in_replay();
         let mut named: Vec<&str> = Vec::new();
         for id in [sender.set(), recipient.set()].into_iter().flatten() {
@@ -384,13 +627,35 @@ impl Checker {
         {
             self.message_id_conflict(line, outer, message_id);
         }
-        let (known_sender, known_recipient) = self.view.known_participants(outer, message_id);
-        let mut acc = [known_sender.clone(), known_recipient.clone()];
+        self.message_participants(line, outer, message_id, [sender, recipient]);
+    }
+
+    /// Accumulates a message's participants (2026-09-24, 2026-10-05: a known one never
+    /// changes; final: patches) and checks the pair once it changes.
+    fn message_participants(
+        &mut self,
+        line: usize,
+        outer: &str,
+        message_id: &str,
+        [sender, recipient]: [Patch<'_, &str>; 2],
+    ) {
+        let final_rev = self.view.spec() == Revision::Final;
+        let known = self.view.known_participants(outer, message_id);
+        let mut acc = [known.0.clone(), known.1.clone()];
         for (slot, (name, supplied)) in acc
             .iter_mut()
-            .zip([("sender", sender.set()), ("recipient", recipient.set())])
+            .zip([("sender", sender), ("recipient", recipient)])
         {
-            match (slot.as_deref(), supplied) {
+            // Final: a patch (`null` clears, a value replaces).
+            if final_rev {
+                match supplied {
+                    Patch::Null => *slot = None,
+                    Patch::Set(new) => *slot = Some(new.into()),
+                    Patch::Omitted | Patch::Invalid(_) => {}
+                }
+                continue;
+            }
+            match (slot.as_deref(), supplied.set()) {
                 (Some(old), Some(new)) if old != new => {
                     self.report(
                         line,
@@ -404,9 +669,9 @@ impl Checker {
                 _ => {}
             }
         }
-        let was_complete = known_sender.is_some() && known_recipient.is_some();
+        let changed = acc != [known.0, known.1];
         if let [Some(s), Some(r)] = &acc
-            && !was_complete
+            && changed
         {
             if s == r {
                 self.report(

@@ -46,6 +46,7 @@ mod reduce;
 #[cfg(test)]
 mod tests;
 mod tour;
+mod transcript;
 
 pub(crate) use reduce::is_content_block;
 
@@ -55,7 +56,8 @@ use imbl::{OrdMap, OrdSet, Vector};
 use serde_json::Value;
 use tour::{Set, Tour};
 
-use super::wire::{RpcId, Side};
+use super::wire::{RpcId, Side, StateKey};
+use crate::finding::{Revision, Shapes};
 
 /// A session or message id (shared, ordered by content; `Borrow<str>` for lookups).
 pub type Id = Arc<str>;
@@ -67,6 +69,9 @@ pub struct ViewOptions {
     pub transcripts: bool,
     /// The header's `protocolVersion`, used until an `initialize` response tells.
     pub header_version: Option<u64>,
+    /// The RFD revision whose Client semantics the view follows (the cancel cascade,
+    /// participant patches).
+    pub spec: Revision,
 }
 
 impl Default for ViewOptions {
@@ -74,6 +79,7 @@ impl Default for ViewOptions {
         Self {
             transcripts: true,
             header_version: None,
+            spec: Revision::Seed,
         }
     }
 }
@@ -89,6 +95,9 @@ pub struct ClientCaps {
     pub write_text_file: bool,
     /// `clientCapabilities.terminal` is `true`.
     pub terminal: bool,
+    /// `clientCapabilities._meta` holds a key naming subagents (a compatibility bridge
+    /// such as claude-agent-acp's `nativeSubagentSessions`).
+    pub meta_subagents: bool,
 }
 
 /// A request waiting for its response on the live connection.
@@ -119,6 +128,11 @@ pub struct Message {
     pub sender: Option<Id>,
     /// The receiving session, once supplied.
     pub recipient: Option<Id>,
+    /// `senderMessageId` (final revision): the outgoing view's id in the sender's
+    /// transcript, preserved as sent.
+    pub sender_message: Option<Id>,
+    /// `recipientMessageId` (final revision): the incoming view's id.
+    pub recipient_message: Option<Id>,
     /// Accumulated content blocks.
     pub content: Vector<Value>,
     /// Message-scoped `_meta`.
@@ -134,6 +148,12 @@ pub struct Message {
 pub struct ToolCall {
     /// The Agent's last reported status (`pending` when never reported).
     pub status: Arc<str>,
+    /// Its title as last reported (kept under the transcripts option).
+    pub title: Option<Arc<str>>,
+    /// Its kind as last reported (kept under the transcripts option).
+    pub kind: Option<Arc<str>>,
+    /// The replay epoch it was last placed in the transcript in.
+    shown_in: Option<u64>,
     /// Marked cancelled locally (optimistically) after a cancel, until the Agent reports.
     pub locally_cancelled: bool,
 }
@@ -173,6 +193,23 @@ pub struct Session {
     pub messages: Vector<Arc<Message>>,
     /// Tool calls by id.
     pub tool_calls: OrdMap<Arc<str>, ToolCall>,
+    /// Its ordinary transcript (agent and user message text, thoughts, tool calls,
+    /// plans) in order, kept under the transcripts option.
+    pub transcript: Vector<Arc<Entry>>,
+    /// The association's `additionalDirectories` (final revision), a nullable patch.
+    pub additional_directories: Option<Value>,
+    /// The association's `_meta` as last patched.
+    pub meta: Option<Value>,
+    /// Ever set up as a root: a `session/new` / `session/fork` result or a
+    /// `session/load` / `session/resume` request (trace-wide).
+    pub set_up: bool,
+    /// Its current plan (the last `plan` update's entries), under the transcripts option.
+    pub plan: Option<Value>,
+    /// v2: what its own `state_update` stream reported on this connection since the
+    /// last reset (a delayed parent copy never replaces newer state).
+    child_stream: Option<ChildStream>,
+    /// The replay epoch its ordinary transcript was last written in.
+    transcript_epoch: u64,
     message_index: OrdMap<Id, usize>,
     announced_on: Option<u64>,
     setup_on: Option<u64>,
@@ -199,6 +236,13 @@ impl Session {
             usage: None,
             messages: Vector::new(),
             tool_calls: OrdMap::new(),
+            transcript: Vector::new(),
+            additional_directories: None,
+            meta: None,
+            set_up: false,
+            plan: None,
+            child_stream: None,
+            transcript_epoch: 0,
             message_index: OrdMap::new(),
             announced_on: None,
             setup_on: None,
@@ -227,6 +271,74 @@ impl Session {
             .get(*self.message_index.get(id)?)
             .map(|m| &**m)
     }
+}
+
+/// Which path a v2 work-state report came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// The child's own `state_update` (authoritative).
+    Child,
+    /// The parent association's `subagent_update.state`.
+    Parent,
+}
+
+/// v2: the snapshots a child's own stream reported on one connection since the last
+/// reset, and its latest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ChildStream {
+    conn: u64,
+    seen: OrdSet<StateKey>,
+    last: Option<StateKey>,
+}
+
+impl ChildStream {
+    fn new(conn: u64) -> Self {
+        Self {
+            conn,
+            seen: OrdSet::new(),
+            last: None,
+        }
+    }
+
+    fn report(&mut self, key: StateKey) {
+        self.seen.insert(key.clone());
+        self.last = Some(key);
+    }
+
+    /// Is a parent copy `key` older than the child's latest report (the child reported
+    /// it, then something else)?
+    fn moved_past(&self, key: &StateKey) -> bool {
+        self.seen.contains(key) && self.last.as_ref() != Some(key)
+    }
+}
+
+/// One entry of a session's ordinary transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    /// Streamed text of one kind (`agent_message`, `user_message`, `agent_thought`):
+    /// consecutive chunks of the same kind and `messageId` accumulate in one entry.
+    Text {
+        /// `agent_message`, `user_message` or `agent_thought`.
+        kind: &'static str,
+        /// The chunks' `messageId`, when they carry one.
+        message_id: Option<Id>,
+        /// The content blocks, in order.
+        content: Vector<Value>,
+    },
+    /// A tool call, at the place it was opened (its title and status are in
+    /// [`Session::tool_calls`]).
+    ToolCall(Arc<str>),
+}
+
+/// An Agent request the Client answered (kept under the transcripts option).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    /// The request.
+    pub request: Pending,
+    /// The line of the answer.
+    pub line: usize,
+    /// The result, or the error response.
+    pub outcome: Result<Value, Value>,
 }
 
 /// A replay window (`session/load`, or `session/resume` with `replayFrom`) still open.
@@ -268,6 +380,17 @@ pub struct View {
     /// The pending permission and elicitation requests of the Agent, by session (known
     /// or not); the known sessions are the tour's `Interactions` set.
     interactions: OrdMap<Id, OrdSet<RpcId>>,
+    /// Which session opened each tool call id (`tool_call`), trace-wide: an update on
+    /// another session never moves or duplicates the call.
+    call_owners: OrdMap<Arc<str>, Id>,
+    /// The sessions the Client cancelled on this connection (2026-10-05: a descendant
+    /// is cleaned up once it reports a cancelled idle).
+    cancelled: OrdSet<Id>,
+    /// The Agent requests the Client answered, in order (transcripts option).
+    answered: Vector<Arc<Answered>>,
+    /// The newest later-revision shape seen, and the oldest draft shape.
+    later_shapes: Option<Shapes>,
+    draft_shapes: Option<Shapes>,
 }
 
 impl View {
@@ -287,12 +410,66 @@ impl View {
             tour: Tour::default(),
             open_calls: OrdMap::new(),
             interactions: OrdMap::new(),
+            call_owners: OrdMap::new(),
+            cancelled: OrdSet::new(),
+            answered: Vector::new(),
+            later_shapes: None,
+            draft_shapes: None,
         }
+    }
+
+    /// The revision whose shapes the stream follows: the newest later-revision shape
+    /// seen, else the oldest draft shape seen, else 2026-09-24.
+    pub fn shapes(&self) -> Shapes {
+        self.later_shapes.or(self.draft_shapes).unwrap_or_default()
+    }
+
+    /// The oldest earlier-draft shape seen, if any.
+    pub fn draft_shapes(&self) -> Option<Shapes> {
+        self.draft_shapes
+    }
+
+    /// The Agent requests the Client answered, in order (empty with transcripts off).
+    pub fn answered(&self) -> impl Iterator<Item = &Answered> {
+        self.answered.iter().map(|a| &**a)
+    }
+
+    /// The session that opened tool call `call` with `tool_call`, if any.
+    pub fn tool_call_owner(&self, call: &str) -> Option<&Id> {
+        self.call_owners.get(call)
+    }
+
+    /// Is `id` unknown to the Client: never set up as a root and never associated as
+    /// a child (it may have appeared as the outer id of stray traffic)?
+    pub fn is_unknown(&self, id: &str) -> bool {
+        self.sessions
+            .get(id)
+            .is_none_or(|s| s.parent.is_none() && !s.set_up && !s.agent_root)
+    }
+
+    /// Does the Client's cancel of `id` reach its descendants' interactions and tool
+    /// calls at once? Yes under 2026-09-24 ("cascades to its active descendants"); from
+    /// 2026-10-05 a descendant is cleaned up only once it reports a cancelled idle.
+    pub fn cancel_cascades(&self) -> bool {
+        self.options.spec < Revision::Narrowed
+    }
+
+    /// 2026-10-05: was `id` or one of its ancestors cancelled by the Client on this
+    /// connection (one descendant test per cancelled session)?
+    pub(crate) fn under_cancel(&self, id: &str) -> bool {
+        self.cancelled
+            .iter()
+            .any(|c| &**c == id || self.tour.is_descendant(id, c))
     }
 
     /// `true` unless the last transport event was a disconnect.
     pub fn connected(&self) -> bool {
         self.connected
+    }
+
+    /// The RFD revision the view follows (and the checker checks against).
+    pub fn spec(&self) -> Revision {
+        self.options.spec
     }
 
     /// This connection's protocol version (the `initialize` response's, else the header's).
@@ -366,14 +543,17 @@ impl View {
         }
     }
 
-    /// May the Client cancel `id` right now? Roots (and unknown sessions) always; a child
+    /// May the Client cancel `id` right now? Roots always, unknown sessions never; a child
     /// only when announced on this connection since the last reset, its effective
     /// `cancel` is a JSON object granted outside any replay window, and no resume
     /// without replay covering it is still waiting for its success response. This is
     /// exactly the computation of the `cancel-not-granted` rule.
     pub fn effective_cancel(&self, id: &str) -> bool {
+        if self.is_unknown(id) {
+            return false;
+        }
         let Some(s) = self.sessions.get(id) else {
-            return true;
+            return false;
         };
         if s.parent.is_none() {
             return true;
@@ -461,15 +641,15 @@ impl View {
     }
 
     /// The pending permission and elicitation requests of the Agent that a cancel or
-    /// close of `target` reaches: the target's own, and those of its descendants not
-    /// confirmed idle (in no particular order). Its cost follows the sessions of the
+    /// close of `target` reaches: the target's own, and (with `cascade`) those of its
+    /// descendants not confirmed idle (in no particular order). Its cost follows the sessions of the
     /// target's subtree with such requests.
-    pub(crate) fn interactions_reached(&self, target: &str) -> Vec<&Pending> {
+    pub(crate) fn interactions_reached(&self, target: &str, cascade: bool) -> Vec<&Pending> {
         let descendants = self
             .tour
             .within(Set::Interactions, target, true)
             .map(|id| &**id)
-            .filter(|id| self.current_state(id) != Some("idle"));
+            .filter(move |id| cascade && self.current_state(id) != Some("idle"));
         std::iter::once(target)
             .chain(descendants)
             .filter_map(|session| self.interactions.get(session))

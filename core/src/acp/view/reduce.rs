@@ -12,10 +12,13 @@ use std::sync::Arc;
 use imbl::{OrdSet, Vector};
 use serde_json::{Map, Value};
 
-use super::{Attempt, ClientCaps, Id, Message, Pending, Session, Set, ToolCall, View, Window};
-use crate::acp::wire::{
-    self, Patch, Record, Rpc, RpcId, Side, Transport, object_patch, string_patch,
+use super::{
+    Attempt, ChildStream, ClientCaps, Id, Message, Path, Pending, Session, Set, View, Window,
 };
+use crate::acp::wire::{
+    self, Patch, Record, Rpc, RpcId, Side, StateKey, Transport, object_patch, string_patch,
+};
+use crate::finding::Revision;
 
 impl View {
     /// The view after one more trace line (a new view; `self` is unchanged). Lines that
@@ -74,6 +77,7 @@ impl View {
         self.tour.clear(Set::Interactions);
         self.windows = Default::default();
         self.attempts = Default::default();
+        self.cancelled = Default::default();
         // No state is current on the next connection; tool calls keep their status.
         // Stamps stay: they are stale by their connection number already.
         self.tour.clear(Set::Working);
@@ -111,6 +115,9 @@ impl View {
             Rpc::Response { id, outcome } => {
                 if let Some(request) = self.remove_pending(&(from.other(), id.clone())) {
                     self.response(&request, *outcome);
+                    if request.from == Side::Agent {
+                        self.record_answer(line, request, *outcome);
+                    }
                 }
             }
         }
@@ -131,6 +138,7 @@ impl View {
                     return;
                 };
                 s.setup_on = Some(conn);
+                s.set_up = true;
                 let root = s.id.clone();
                 let replay = is_replay_request(method, params);
                 self.reset_subtree(&root, replay);
@@ -150,7 +158,11 @@ impl View {
             }
             "session/cancel" => {
                 if let Some(target) = wire::session_id(params) {
-                    self.cancel_tool_calls(target);
+                    if let Some((id, _)) = self.sessions.get_key_value(target) {
+                        let id = id.clone();
+                        self.cancelled.insert(id);
+                    }
+                    self.cancel_tool_calls(target, self.cancel_cascades());
                 }
             }
             _ => {}
@@ -171,6 +183,7 @@ impl View {
                 s.announced_on = None;
                 s.cancel_granted_on = None;
                 s.state_current_on = None;
+                s.child_stream = None;
             }
             self.tour.mark(Set::Working, &id, false);
             self.tour.mark(Set::Stamped, &id, false);
@@ -203,6 +216,7 @@ impl View {
                 if let Some(s) = wire::session_id(result).and_then(|id| self.session_mut(id)) {
                     if s.parent.is_none() {
                         s.agent_root = true;
+                        s.set_up = true;
                     }
                     s.setup_on = Some(conn);
                 }
@@ -228,12 +242,17 @@ impl View {
 
     fn session_update(&mut self, u: &wire::SessionUpdate<'_>) {
         let outer = self.intern(u.session);
+        self.note_shapes(u);
         match u.kind {
             "subagent_update" => self.association(&outer, u.update),
             "state_update" if u.update.get("state").is_some_and(Value::is_string) => {
                 let snapshot = wire::state_update_snapshot(u.update);
-                self.report_state(&outer, Some(Value::Object(snapshot)));
+                self.report_state(&outer, Some(Value::Object(snapshot)), Path::Child);
             }
+            "agent_message_chunk" => self.text_chunk(&outer, "agent_message", u.update),
+            "user_message_chunk" => self.text_chunk(&outer, "user_message", u.update),
+            "agent_thought_chunk" => self.text_chunk(&outer, "agent_thought", u.update),
+            "plan" => self.plan(&outer, u.update),
             "session_message" => self.session_message(&outer, u.update, false),
             "session_message_chunk" => self.session_message(&outer, u.update, true),
             "session_info_update" => {
@@ -276,6 +295,7 @@ impl View {
         }
         let conn = self.conn;
         let in_replay = self.in_replay();
+        let merge_meta = self.options.spec == Revision::Final && self.version == Some(2);
         // A child seen for the first time is placed under its parent in the tour at once.
         let fresh = !self.sessions.contains_key(child);
         let child = self.intern_under(child, Some(parent));
@@ -300,6 +320,7 @@ impl View {
         }
         s.announced_on = Some(conn);
         patch_labels(s, update);
+        patch_meta(&mut s.meta, update, merge_meta);
         let mut granted = false;
         match object_patch(update, "capabilities") {
             Patch::Omitted | Patch::Invalid(_) => {}
@@ -318,10 +339,10 @@ impl View {
         }
         match object_patch(update, "state") {
             Patch::Omitted | Patch::Invalid(_) => {}
-            Patch::Null => self.report_state(&child, None),
+            Patch::Null => self.report_state(&child, None, Path::Parent),
             Patch::Set(state) => {
                 if state.get("state").is_some_and(Value::is_string) {
-                    self.report_state(&child, Some(Value::Object(state.clone())));
+                    self.report_state(&child, Some(Value::Object(state.clone())), Path::Parent);
                 }
             }
         }
@@ -331,32 +352,54 @@ impl View {
     }
 
     /// A work-state report on either path (v1 association, v2 `state_update` or its
-    /// parent mirror): one idempotent state, current unless inside a replay window.
-    fn report_state(&mut self, id: &Id, snapshot: Option<Value>) {
+    /// parent mirror): one idempotent state, current unless inside a replay window. In
+    /// v2 a parent copy the child's own stream has already moved past is stale and never
+    /// replaces the newer state ("a delayed mirror cannot overwrite newer state").
+    fn report_state(&mut self, id: &Id, snapshot: Option<Value>, path: Path) {
         let conn = self.conn;
         let current = !self.in_replay();
         let attempt_covers = current && self.resume_pending_over(id);
+        let v2 = self.version == Some(2);
+        let key = snapshot
+            .as_ref()
+            .and_then(Value::as_object)
+            .and_then(StateKey::of);
         // Callers pass a session they have just looked up (or created).
         let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) else {
             return;
         };
+        if v2
+            && current
+            && let Some(key) = key
+        {
+            let stream = s.child_stream.take().filter(|c| c.conn == conn);
+            let mut stream = stream.unwrap_or_else(|| ChildStream::new(conn));
+            let stale = path == Path::Parent && stream.moved_past(&key);
+            if path == Path::Child {
+                stream.report(key);
+            }
+            s.child_stream = Some(stream);
+            if stale {
+                return;
+            }
+        }
         let was_working = s.state_current_on == Some(conn)
             && matches!(s.state_name(), Some("running" | "requires_action"));
         if current && !s.stamped() {
             self.tour.mark(Set::Stamped, id, true);
         }
         let changed = s.state != snapshot;
+        let name = snapshot
+            .as_ref()
+            .and_then(|v| v.get("state"))
+            .and_then(Value::as_str);
         // Replayed history is not new work: only a current report counts a transition.
-        if changed
-            && current
-            && snapshot
-                .as_ref()
-                .and_then(|v| v.get("state"))
-                .and_then(Value::as_str)
-                == Some("idle")
-        {
+        if changed && current && name == Some("idle") {
             s.idle_transitions += 1;
         }
+        let cancelled_idle = current
+            && name == Some("idle")
+            && snapshot.as_ref().and_then(|v| v.get("stopReason")) == Some(&"cancelled".into());
         s.state = snapshot;
         s.state_current_on = current.then_some(conn);
         let working = current && matches!(s.state_name(), Some("running" | "requires_action"));
@@ -365,6 +408,11 @@ impl View {
         }
         if attempt_covers {
             self.touch_attempts(id);
+        }
+        // 2026-10-05: a descendant of cancelled work is cleaned up once it reports a
+        // cancelled idle, as if the Client had cancelled it directly.
+        if cancelled_idle && !self.cancel_cascades() && self.under_cancel(id) {
+            self.cancel_tool_calls(id, false);
         }
     }
 
@@ -388,6 +436,8 @@ impl View {
         };
         let conn = self.conn;
         let transcripts = self.options.transcripts;
+        let final_rev = self.options.spec == Revision::Final;
+        let merge_meta = final_rev && self.version == Some(2);
         // Its period (and perhaps its content) is written in the current epoch below.
         self.tour.mark(Set::Transcript, outer, true);
         let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
@@ -403,6 +453,8 @@ impl View {
                     id: message_id.into(),
                     sender: None,
                     recipient: None,
+                    sender_message: None,
+                    recipient_message: None,
                     content: Vector::new(),
                     meta: None,
                     period: (conn, epoch),
@@ -415,58 +467,33 @@ impl View {
             return;
         };
         // Participants accumulate within one (connection, replay epoch); a new period
-        // may supply them afresh. Omitted and null mean "not supplied".
+        // may supply them afresh. Omitted and null mean "not supplied" (2026-09-24,
+        // 2026-10-05); in the final revision they are patches (`null` clears, a value
+        // replaces) and a chunk carries none.
         let fresh = m.period == (conn, epoch);
         m.period = (conn, epoch);
         for (key, slot) in [
             ("senderSessionId", &mut m.sender),
             ("recipientSessionId", &mut m.recipient),
+            ("senderMessageId", &mut m.sender_message),
+            ("recipientMessageId", &mut m.recipient_message),
         ] {
-            if let Some(id) = update.get(key).and_then(Value::as_str)
+            let patch = string_patch(update, key);
+            if final_rev {
+                if !chunk && let Some(change) = patch_str(patch) {
+                    *slot = change;
+                }
+            } else if let Some(id) = patch.set()
                 && (slot.is_none() || !fresh)
             {
                 *slot = Some(id.into());
             }
         }
-        write_content(m, update, chunk, epoch, transcripts);
-    }
-
-    fn tool_call(&mut self, outer: &Id, kind: &str, update: &Map<String, Value>) {
-        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
-            return;
-        };
-        let status = update.get("status").and_then(Value::as_str);
-        let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
-            return;
-        };
-        let key: Arc<str> = match s.tool_calls.get_mut(call) {
-            Some(existing) => {
-                let Some(status) = status else {
-                    return;
-                };
-                existing.status = status.into();
-                existing.locally_cancelled = false;
-                call.into()
-            }
-            None if kind == "tool_call" || status.is_some() => {
-                let key: Arc<str> = call.into();
-                s.tool_calls.insert(
-                    key.clone(),
-                    ToolCall {
-                        status: status.unwrap_or("pending").into(),
-                        locally_cancelled: false,
-                    },
-                );
-                key
-            }
-            None => return,
-        };
-        let session = s.id.clone();
-        self.set_open_call(&session, key, is_open(status.unwrap_or("pending")));
+        write_content(m, update, chunk, epoch, transcripts, merge_meta);
     }
 
     /// Enters or leaves the open-call index (and the tour's `OpenCalls` set with it).
-    fn set_open_call(&mut self, session: &Id, call: Arc<str>, open: bool) {
+    pub(super) fn set_open_call(&mut self, session: &Id, call: Arc<str>, open: bool) {
         let (had, any) = match self.open_calls.get_mut(session) {
             Some(calls) => {
                 if open {
@@ -491,16 +518,17 @@ impl View {
     }
 
     /// The Client's optimistic presentation after `session/cancel` of `target`: the
-    /// unfinished tool calls of the target and of its descendants not confirmed idle are
-    /// shown cancelled until the Agent reports them.
+    /// unfinished tool calls of the target and (with `cascade`, the 2026-09-24 rule) of
+    /// its descendants not confirmed idle are shown cancelled until the Agent reports
+    /// them. From 2026-10-05 a descendant's are marked once it reports a cancelled idle.
     ///
     /// Only the sessions with open calls within the target's range of the tour are
     /// visited, so the cost follows the unfinished work, not the target's subtree.
-    fn cancel_tool_calls(&mut self, target: &str) {
+    pub(super) fn cancel_tool_calls(&mut self, target: &str, cascade: bool) {
         let hit: Vec<Id> = self
             .tour
             .within(Set::OpenCalls, target, false)
-            .filter(|s| &***s == target || self.current_state(s) != Some("idle"))
+            .filter(|s| &***s == target || (cascade && self.current_state(s) != Some("idle")))
             .cloned()
             .collect();
         for session in hit {
@@ -611,6 +639,7 @@ fn write_content(
     chunk: bool,
     epoch: u64,
     transcripts: bool,
+    merge_meta: bool,
 ) {
     if chunk {
         if let Some(block) = update.get("content").filter(|c| is_content_block(c)) {
@@ -639,10 +668,34 @@ fn write_content(
         }
         _ => {}
     }
-    match update.get("_meta") {
-        None => {}
-        Some(Value::Null) => m.meta = None,
-        Some(meta) => m.meta = Some(meta.clone()),
+    patch_meta(&mut m.meta, update, merge_meta);
+}
+
+/// A message's or association's `_meta`: omitted keeps it, `null` clears it, a value
+/// replaces it whole; with `merge` (v2, final revision) an object patches the stored
+/// object by top-level key (a key set to `null` is removed).
+pub(super) fn patch_meta(meta: &mut Option<Value>, update: &Map<String, Value>, merge: bool) {
+    match (update.get("_meta"), meta.as_mut()) {
+        (None, _) => {}
+        (Some(Value::Null), _) => *meta = None,
+        (Some(Value::Object(patch)), Some(Value::Object(stored))) if merge => {
+            for (k, v) in patch {
+                if v.is_null() {
+                    stored.remove(k);
+                } else {
+                    stored.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        (Some(Value::Object(patch)), _) if merge => {
+            let kept: Map<String, Value> = patch
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            *meta = Some(Value::Object(kept));
+        }
+        (Some(value), _) => *meta = Some(value.clone()),
     }
 }
 
@@ -665,7 +718,7 @@ pub(super) fn is_interaction(request: &Pending) -> bool {
 }
 
 /// A tool-call status a cancel marks cancelled (shown unfinished).
-fn is_open(status: &str) -> bool {
+pub(super) fn is_open(status: &str) -> bool {
     matches!(status, "pending" | "in_progress")
 }
 
@@ -685,10 +738,31 @@ fn client_caps(params: &Value) -> ClientCaps {
         subagents: caps
             .and_then(|c| c.get("subagents"))
             .is_some_and(Value::is_object),
+        meta_subagents: caps
+            .and_then(|c| c.get("_meta"))
+            .is_some_and(names_subagents),
         read_text_file: flag("/fs/readTextFile"),
         write_text_file: flag("/fs/writeTextFile"),
         terminal: flag("/terminal"),
     }
+}
+
+/// Does a `_meta` value hold, among its keys down to three levels, one naming subagents
+/// (a bridge flag such as `nativeSubagentSessions`)? An explicit stack, no recursion.
+fn names_subagents(meta: &Value) -> bool {
+    let mut stack = vec![(meta, 0u8)];
+    while let Some((v, depth)) = stack.pop() {
+        let Some(obj) = v.as_object() else { continue };
+        for (k, child) in obj {
+            if k.to_ascii_lowercase().contains("subagent") {
+                return true;
+            }
+            if depth < 2 {
+                stack.push((child, depth + 1));
+            }
+        }
+    }
+    false
 }
 
 /// A nullable string patch as a change: `None` = unchanged (omitted or invalid),
@@ -704,6 +778,12 @@ fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
     }
     if let Some(cwd) = patch_str(string_patch(update, "cwd")) {
         s.cwd = cwd;
+    }
+    match update.get("additionalDirectories") {
+        None => {}
+        Some(Value::Null) => s.additional_directories = None,
+        Some(dirs @ Value::Array(_)) => s.additional_directories = Some(dirs.clone()),
+        Some(_) => {}
     }
 }
 

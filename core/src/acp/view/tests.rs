@@ -546,7 +546,7 @@ fn assert_interactions_match_walk(before: &View, target: &str) {
         .collect();
     reached.sort();
     let mut indexed: Vec<String> = before
-        .interactions_reached(target)
+        .interactions_reached(target, true)
         .into_iter()
         .map(|p| p.id.to_string())
         .collect();
@@ -621,6 +621,7 @@ fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
                 ToolCall {
                     status: "cancelled".into(),
                     locally_cancelled: true,
+                    ..c.clone()
                 }
             } else {
                 c.clone()
@@ -628,4 +629,80 @@ fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
             assert_eq!(now, Some(&expected), "tool call `{call}` of `{}`", s.id);
         }
     }
+}
+
+/// Folds the prelude and `records` under revision `spec` (no history check).
+fn under(spec: crate::finding::Revision, records: &[String]) -> View {
+    let mut view = View::new(ViewOptions {
+        spec,
+        ..ViewOptions::default()
+    });
+    for (i, line) in PRELUDE
+        .iter()
+        .map(|s| (*s).to_owned())
+        .chain(records.iter().cloned())
+        .enumerate()
+    {
+        view = view.apply(i + 1, &line);
+    }
+    view.assert_live_indexes();
+    view
+}
+
+fn call(session: &str, kind: &str, id: &str, status: &str) -> String {
+    upd(
+        session,
+        json!({"sessionUpdate":kind,"toolCallId":id,"title":"t","status":status}),
+    )
+}
+
+#[test]
+fn unknown_sessions_are_neither_roots_nor_cancellable() {
+    let v = check(&[upd(
+        "X",
+        json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"?"}}),
+    )]);
+    assert!(v.is_unknown("X") && v.is_unknown("never-seen"));
+    assert!(!v.effective_cancel("X") && !v.effective_cancel("never-seen"));
+    assert!(!v.is_unknown("R") && v.effective_cancel("R"));
+}
+
+/// "The child's own messages, plans, and tool calls have outer `sessionId`
+/// "sess_child_1". They update the child's history, not the parent session."
+#[test]
+fn a_tool_call_update_on_another_session_moves_and_invents_nothing() {
+    let v = check(&[
+        sub("R", "A", json!({"state":{"state":"running"}})),
+        call("A", "tool_call", "c", "in_progress"),
+        call("R", "tool_call_update", "c", "completed"),
+    ]);
+    assert!(v.session("R").unwrap().tool_calls.is_empty());
+    assert_eq!(
+        &*v.session("A").unwrap().tool_calls["c"].status,
+        "in_progress"
+    );
+    assert_eq!(v.tool_call_owner("c").map(|s| &**s), Some("A"));
+}
+
+/// Cancellation, 2026-10-05: a root cancel marks the root's own unfinished tool calls;
+/// a descendant's only once it reports `idle` with `stopReason: "cancelled"`.
+#[test]
+fn the_narrowed_cascade_marks_a_descendant_at_its_cancelled_idle() {
+    use crate::finding::Revision;
+    let records = [
+        sub("R", "A", json!({"state":{"state":"running"}})),
+        call("A", "tool_call", "c", "pending"),
+        client("session/cancel", None, json!({"sessionId":"R"})),
+    ];
+    let status = |v: &View| v.session("A").unwrap().tool_calls["c"].status.to_string();
+    assert_eq!(status(&under(Revision::Seed, &records)), "cancelled");
+    let narrowed = under(Revision::Narrowed, &records);
+    assert_eq!(status(&narrowed), "pending");
+    let mut more = records.to_vec();
+    more.push(sub(
+        "R",
+        "A",
+        json!({"state":{"state":"idle","stopReason":"cancelled"}}),
+    ));
+    assert_eq!(status(&under(Revision::Narrowed, &more)), "cancelled");
 }

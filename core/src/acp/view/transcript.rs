@@ -1,0 +1,186 @@
+//! The view's ordinary transcript: what a Client shows of each session besides its
+//! session-directed messages (agent and user message text, thoughts, tool calls with
+//! their titles and status, the current plan), the requests the Client answered, and
+//! which revision's shapes the stream uses.
+//!
+//! Owns: the transcript entries, tool-call ownership (the session that opened a call
+//! keeps it; an update on another session neither moves nor duplicates it).
+//! Never: keeps content with the transcripts option off (tool-call status and
+//! ownership are kept either way: a cancel and the checker read them).
+//!
+//! Replay: a session's transcript is replaced, not extended, by the first write of a
+//! new replay epoch, exactly as session-directed message content is, so a `session/load`
+//! that replays history does not duplicate what was shown.
+
+use std::sync::Arc;
+
+use imbl::Vector;
+use serde_json::{Map, Value};
+
+use super::reduce::is_open;
+use super::{Answered, Entry, Id, Pending, Set, ToolCall, View};
+use crate::acp::wire;
+use crate::finding::Shapes;
+
+impl View {
+    /// Starts writing `session`'s transcript in its current epoch (clearing what an
+    /// earlier epoch showed); `false` with transcripts off or for an unknown session.
+    fn transcript_epoch(&mut self, session: &Id) -> bool {
+        if !self.options.transcripts {
+            return false;
+        }
+        let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) else {
+            return false;
+        };
+        if s.transcript_epoch != s.replay_epoch {
+            s.transcript = Vector::new();
+            s.plan = None;
+            s.transcript_epoch = s.replay_epoch;
+        }
+        self.tour.mark(Set::Transcript, session, true);
+        true
+    }
+
+    /// An `agent_message_chunk`, `user_message_chunk` or `agent_thought_chunk`: its
+    /// block joins the last entry when that has the same kind and `messageId`.
+    pub(super) fn text_chunk(
+        &mut self,
+        session: &Id,
+        kind: &'static str,
+        update: &Map<String, Value>,
+    ) {
+        let Some(block) = update.get("content").filter(|c| super::is_content_block(c)) else {
+            return;
+        };
+        if !self.transcript_epoch(session) {
+            return;
+        }
+        let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) else {
+            return;
+        };
+        let message_id: Option<Id> = update
+            .get("messageId")
+            .and_then(Value::as_str)
+            .map(Into::into);
+        if let Some(last) = s.transcript.back_mut().map(Arc::make_mut)
+            && let Entry::Text {
+                kind: k,
+                message_id: m,
+                content,
+            } = last
+            && *k == kind
+            && *m == message_id
+        {
+            content.push_back(block.clone());
+            return;
+        }
+        s.transcript.push_back(Arc::new(Entry::Text {
+            kind,
+            message_id,
+            content: Vector::unit(block.clone()),
+        }));
+    }
+
+    /// A `plan` update: its `entries` replace the current plan.
+    pub(super) fn plan(&mut self, session: &Id, update: &Map<String, Value>) {
+        if !self.transcript_epoch(session) {
+            return;
+        }
+        if let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) {
+            s.plan = Some(update.get("entries").cloned().unwrap_or(Value::Null));
+        }
+    }
+
+    /// A `tool_call` or `tool_call_update` on `outer`. An update for a call another
+    /// session opened is not applied here (`tool-call-foreign`): the call stays on the
+    /// session that opened it, and nothing is created on `outer`.
+    pub(super) fn tool_call(&mut self, outer: &Id, kind: &str, update: &Map<String, Value>) {
+        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let status = update.get("status").and_then(Value::as_str);
+        let foreign = self.call_owners.get(call).is_some_and(|o| o != outer);
+        let shown = self.transcript_epoch(outer);
+        let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
+            return;
+        };
+        let existing = s.tool_calls.get_key_value(call).map(|(k, _)| k.clone());
+        let opens = kind == "tool_call";
+        if existing.is_none() && !opens && (status.is_none() || foreign) {
+            return;
+        }
+        let key: Arc<str> = existing.clone().unwrap_or_else(|| call.into());
+        let mut entry = s.tool_calls.get(call).cloned().unwrap_or(ToolCall {
+            status: "pending".into(),
+            locally_cancelled: false,
+            title: None,
+            kind: None,
+            shown_in: None,
+        });
+        if let Some(status) = status {
+            entry.status = status.into();
+            entry.locally_cancelled = false;
+        }
+        if shown {
+            for (field, slot) in [("title", &mut entry.title), ("kind", &mut entry.kind)] {
+                if let Some(v) = update.get(field).and_then(Value::as_str) {
+                    *slot = Some(v.into());
+                }
+            }
+            if entry.shown_in != Some(s.replay_epoch) {
+                entry.shown_in = Some(s.replay_epoch);
+                s.transcript
+                    .push_back(Arc::new(Entry::ToolCall(key.clone())));
+            }
+        }
+        let open = is_open(&entry.status);
+        let touched_status = status.is_some() || existing.is_none();
+        s.tool_calls.insert(key.clone(), entry);
+        let session = s.id.clone();
+        if opens && existing.is_none() {
+            self.call_owners.insert(key.clone(), session.clone());
+        }
+        if touched_status {
+            self.set_open_call(&session, key, open);
+        }
+    }
+
+    /// The Client answered an Agent request (kept under the transcripts option).
+    pub(super) fn record_answer(
+        &mut self,
+        line: usize,
+        request: Pending,
+        outcome: Result<&Value, &Value>,
+    ) {
+        if self.options.transcripts {
+            self.answered.push_back(Arc::new(Answered {
+                request,
+                line,
+                outcome: outcome.cloned().map_err(Clone::clone),
+            }));
+        }
+    }
+
+    /// Records which revision's shapes an update uses (for the summary of `check`).
+    pub(super) fn note_shapes(&mut self, u: &wire::SessionUpdate<'_>) {
+        if let Some(draft) = wire::draft_of(u.kind, u.update) {
+            self.draft_shapes = Some(self.draft_shapes.map_or(draft, |d| d.min(draft)));
+        }
+        let error_idle = match u.kind {
+            "subagent_update" => u
+                .update
+                .get("state")
+                .and_then(Value::as_object)
+                .is_some_and(wire::is_error_idle),
+            _ => false,
+        };
+        let later = if !wire::final_only_fields(u.kind, u.update).is_empty() {
+            Some(Shapes::Final)
+        } else {
+            error_idle.then_some(Shapes::Oct01)
+        };
+        if let Some(later) = later {
+            self.later_shapes = Some(self.later_shapes.map_or(later, |l| l.max(later)));
+        }
+    }
+}
