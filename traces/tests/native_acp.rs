@@ -9,21 +9,45 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use lineage_core::engine::{Engine, Options, Replay};
+use lineage_core::finding::Revision;
 use lineage_core::native::{self, File};
 use lineage_core::render;
 use serde_json::{Value, json};
 
 fn replay_lines(text: &str) -> Replay {
-    let mut engine = Engine::new(Options::default());
+    replay_lines_under(text, None)
+}
+
+/// Replays `text` checked against `spec` (the RFD revision).
+fn replay_lines_under(text: &str, spec: Option<Revision>) -> Replay {
+    let mut engine = Engine::new(Options {
+        acp_spec: spec,
+        ..Options::default()
+    });
     for line in text.lines() {
         engine.push_line(line).unwrap();
     }
     engine.finish().unwrap()
 }
 
-/// The Client view's sessions and the finding codes.
+/// The revision a recording's header declares (the rewritten copies have no header).
+fn spec_of(text: &str) -> Option<Revision> {
+    let header: Value = serde_json::from_str(text.lines().next()?).ok()?;
+    header["spec"].as_str().map(|s| s.parse().unwrap())
+}
+
+/// The Client view's sessions and the finding codes, without the line numbers a request
+/// carries (the copies number their records otherwise).
 fn view(replay: &Replay) -> Value {
     let mut v = render::json(replay);
+    for list in ["pendingRequests", "answeredRequests"] {
+        for request in v[list].as_array_mut().into_iter().flatten() {
+            if let Some(obj) = request.as_object_mut() {
+                obj.remove("line");
+                obj.remove("answeredAt");
+            }
+        }
+    }
     let mut codes: Vec<String> = replay.findings.iter().map(|f| f.rule.to_string()).collect();
     codes.sort();
     v["diagnostics"] = json!(codes);
@@ -139,7 +163,11 @@ fn zed_copies_of_the_real_acp_recordings_give_the_same_view() {
             path.display(),
             source.findings
         );
-        let replayed = native::replay(&source, 0, native::Options::default()).unwrap();
+        let options = native::Options {
+            acp_spec: spec_of(&text),
+            ..native::Options::default()
+        };
+        let replayed = native::replay(&source, 0, options).unwrap();
         let expected = view(&replay_lines(&text));
         assert!(
             !expected["sessions"].as_array().unwrap().is_empty(),
@@ -154,7 +182,7 @@ fn zed_copies_of_the_real_acp_recordings_give_the_same_view() {
 fn conductor_traces_of_the_real_acp_recordings_give_the_same_view() {
     for path in recordings() {
         let text = std::fs::read_to_string(&path).unwrap();
-        let replayed = replay_lines(&conductor_trace(&text));
+        let replayed = replay_lines_under(&conductor_trace(&text), spec_of(&text));
         let mut codes = view(&replayed);
         // The Client ↔ proxy hop is said once not to be checked.
         let skipped = json!("native-record-skipped");
@@ -197,4 +225,23 @@ fn a_zed_copy_cut_short_and_a_message_without_direction_are_located_and_the_rest
     assert!(found[1].1.contains("cut short"), "{found:?}");
     let replayed = native::replay(&source, 0, native::Options::default()).unwrap();
     assert!(!replayed.replay.view().unwrap().sessions().is_empty());
+}
+
+/// The conductor itself (agent-client-protocol-conductor 5.0.0, `--trace`) in front of the
+/// real codex-acp, recorded by the lab: its trace of the run gives the Client view the
+/// Client's own recording of the same run gives.
+#[test]
+fn the_real_conductor_trace_gives_the_view_of_the_client_s_recording() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = "13-one-child-through-the-acp-conductor";
+    let traced = dir.join(format!("real-native/codex-acp/{run}/conductor-trace.jsons"));
+    let client = dir.join(format!("real/codex-acp/{run}.jsonl"));
+    let traced = std::fs::read_to_string(traced).unwrap();
+    let client = std::fs::read_to_string(client).unwrap();
+    let spec = spec_of(&client);
+    let from_conductor = replay_lines_under(&traced, spec);
+    let expected = view(&replay_lines_under(&client, spec));
+    assert!(!expected["sessions"].as_array().unwrap().is_empty());
+    assert_eq!(view(&from_conductor)["sessions"], expected["sessions"]);
+    assert_eq!(view(&from_conductor)["diagnostics"], expected["diagnostics"]);
 }

@@ -172,6 +172,7 @@ mod codex_acp {
         follow_up_same_child => "10-follow-up-same-child.jsonl",
         nested_cancel => "11-nested-cancel.jsonl",
         one_child_through_lineage_record => "12-one-child-through-lineage-record.jsonl",
+        one_child_through_the_acp_conductor => "13-one-child-through-the-acp-conductor.jsonl",
     }
 }
 
@@ -258,6 +259,7 @@ fn every_recording_has_a_named_test() {
                 "10-follow-up-same-child.jsonl",
                 "11-nested-cancel.jsonl",
                 "12-one-child-through-lineage-record.jsonl",
+                "13-one-child-through-the-acp-conductor.jsonl",
             ],
         ),
     ];

@@ -104,7 +104,14 @@ function children(client, wanted = () => ({})) {
 }
 
 const idle = (stopReason) => ({ state: { state: "idle", stopReason }, activity: "idle" });
-const header = (init, expect, extra = {}) => ({ header: { protocolVersion: init.protocolVersion, expect, ...extra } });
+/** The header: the adapters send the final RFD revision's shapes (`spec`). An Agent-side
+ *  subagent capability in the initialize response (line 3: header, request, response) is
+ *  what the traffic showed, and the note `agent-subagent-capability` is expected there. */
+const header = (init, expect, extra = {}) => {
+  const advertised = init.agentCapabilities?.subagents ?? init.agentCapabilities?.sessionCapabilities?.subagents;
+  const findings = advertised === undefined ? expect.findings : ["3:agent-subagent-capability", ...(expect.findings ?? [])];
+  return { header: { protocolVersion: init.protocolVersion, spec: "final", expect: { ...expect, findings }, ...extra } };
+};
 
 /** The child announced with `[task:X]` in its description (codex-acp: the spawn prompt). */
 async function childOf(client, task, ms = 60_000) {
