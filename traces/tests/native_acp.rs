@@ -243,5 +243,8 @@ fn the_real_conductor_trace_gives_the_view_of_the_client_s_recording() {
     let expected = view(&replay_lines_under(&client, spec));
     assert!(!expected["sessions"].as_array().unwrap().is_empty());
     assert_eq!(view(&from_conductor)["sessions"], expected["sessions"]);
-    assert_eq!(view(&from_conductor)["diagnostics"], expected["diagnostics"]);
+    assert_eq!(
+        view(&from_conductor)["diagnostics"],
+        expected["diagnostics"]
+    );
 }
