@@ -1,7 +1,7 @@
 //! Output pinned byte for byte: `replay --format json` and `check`'s findings of every
 //! corpus trace (`traces/**/*.jsonl` but `traces/real-native/`) and of 1,000 generated
-//! traces (`wide:1..10`, `deep:1..10`, `long:20..116`, seeds 0..49, every format), each hashed (FNV-1a 64) and compared
-//! with the digests committed in `traces/tests/unchanged/`.
+//! traces (`wide:1..10`, `deep:1..10`, `long:20..116`, seeds 0..49, 250 per format), each
+//! hashed (FNV-1a 64) and compared with the digests committed in `traces/tests/unchanged/`.
 //!
 //! The committed digests were produced by the code *before* the performance work of
 //! issue 14: they are the "unchanged" reference that the optimizations must keep.
