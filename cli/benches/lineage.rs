@@ -2,8 +2,10 @@
 //! run, interleaved, as the median of several repetitions. Never a timed test.
 //!
 //! `cargo bench -p lineage-cli --bench lineage` (add `-- --quick` for a smaller run, and
-//! `-- --only acp_deep_chain,append_scaling` to measure only the metrics named). Prints a table,
-//! then one JSON line with every metric measured.
+//! `-- --only acp_deep_chain,append_scaling` to measure only the metrics named: `replay_vs_parse`,
+//! `peak_rss_kib` (with `replay_rss_vs_output`), `check_vs_parse`, `check_vs_official_decode`,
+//! `check_peak_rss_mib`, `acp_deep_chain`, `scaling`, `append_scaling`, `snapshot_vs_clone`,
+//! `retained_bytes_per_event`). Prints a table, then one JSON line with every metric measured.
 
 #![allow(
     clippy::unwrap_used,
@@ -76,6 +78,42 @@ fn interleaved(
         s.push(time(&mut subject));
     }
     (median(b), median(s))
+}
+
+/// Runs every function of `fs` in turn, `reps` times; returns each one's median.
+fn interleaved_all(reps: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); fs.len()];
+    for _ in 0..reps {
+        for (f, t) in fs.iter_mut().zip(times.iter_mut()) {
+            t.push(time(&mut *f));
+        }
+    }
+    times.into_iter().map(median).collect()
+}
+
+/// An ACP `session/update` line, as the official schema crate decodes it.
+#[derive(serde::Deserialize)]
+struct UpdateLine {
+    message: UpdateMessage,
+}
+
+#[derive(serde::Deserialize)]
+struct UpdateMessage {
+    params: agent_client_protocol_schema::v1::SessionNotification,
+}
+
+/// The `check_vs_official_decode` baseline: every `session/update` of the trace decoded
+/// into `agent-client-protocol-schema`'s `SessionNotification` (nothing checked, no
+/// state). Returns how many decoded.
+fn decode_updates(text: &str) -> usize {
+    let mut decoded = 0;
+    for line in text.lines() {
+        if line.contains("\"session/update\"") {
+            let update = serde_json::from_str::<UpdateLine>(line).map(|l| l.message.params);
+            decoded += usize::from(black_box(update).is_ok());
+        }
+    }
+    decoded
 }
 
 fn parse_all(text: &str) {
@@ -369,11 +407,11 @@ fn retained_bytes_per_event(records: usize) -> (f64, usize) {
     (per, n)
 }
 
-/// Peak RSS (KiB) of `lineage replay <file> --format json` on the given trace.
-fn peak_rss_kib(path: &std::path::Path) -> Option<u64> {
+/// Peak RSS (KiB) of `lineage <args>`, its standard output sent to `stdout`.
+fn peak_rss_kib(args: &[&str], stdout: std::process::Stdio) -> Option<u64> {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(["replay", path.to_str()?, "--format", "json"])
-        .stdout(std::process::Stdio::null())
+        .args(args)
+        .stdout(stdout)
         .stderr(std::process::Stdio::null())
         .spawn()
         .ok()?;
@@ -467,26 +505,51 @@ fn replay_vs_parse(run: &Run) -> (Row, String, usize) {
     (row, codex, lines)
 }
 
-fn check_vs_parse(run: &Run) -> Row {
-    run.progress("check_vs_parse");
+/// The `long` ACP trace of `check_vs_parse` (at least `run.records` records).
+fn acp_trace(run: &Run) -> String {
     // ACP has no record for some script steps (guidance, provider starts): ask for more
     // steps so the trace still has at least `records` records.
     let records = run.records + run.records / 8;
-    let acp = generate(Format::Acp, Shape::Long { records }, 7);
+    generate(Format::Acp, Shape::Long { records }, 7)
+}
+
+/// `check_vs_parse` and `check_vs_official_decode`, measured interleaved on one trace.
+fn check_rows(run: &Run, acp: &str) -> Vec<Row> {
+    run.progress("check_vs_parse, check_vs_official_decode");
     let acp_lines = acp.lines().count();
-    let (parse_acp, check) = interleaved(
+    let mut decoded = 0;
+    let times = interleaved_all(
         run.reps,
-        || parse_all(&acp),
-        || {
-            let _ = black_box(lineage_core::replay::check(&acp, None).map(|r| r.findings.len()));
-        },
+        &mut [
+            &mut || parse_all(acp),
+            &mut || decoded = decode_updates(acp),
+            &mut || {
+                let _ = black_box(lineage_core::replay::check(acp, None).map(|r| r.findings.len()));
+            },
+        ],
     );
-    (
-        "check_vs_parse",
-        parse_acp.as_secs_f64() / check.as_secs_f64(),
-        "≥ 0.8",
-        format!("{acp_lines} acp records: parse {parse_acp:.2?}, check {check:.2?}"),
-    )
+    let (parse, decode, check) = (times[0], times[1], times[2]);
+    let mut rows = Vec::new();
+    if run.wants("check_vs_parse") {
+        rows.push((
+            "check_vs_parse",
+            parse.as_secs_f64() / check.as_secs_f64(),
+            "≥ 0.8",
+            format!("{acp_lines} acp records: parse {parse:.2?}, check {check:.2?}"),
+        ));
+    }
+    if run.wants("check_vs_official_decode") {
+        rows.push((
+            "check_vs_official_decode",
+            decode.as_secs_f64() / check.as_secs_f64(),
+            "≥ 1.0",
+            format!(
+                "{decoded} session/update decoded by agent-client-protocol-schema 1.20 in \
+                 {decode:.2?}, check {check:.2?}"
+            ),
+        ));
+    }
+    rows
 }
 
 /// `acp_deep_chain`: checking an ACP chain twice as deep costs about twice as much
@@ -502,7 +565,7 @@ fn acp_deep_chain(run: &Run) -> Row {
     (
         "acp_deep_chain",
         t8.as_secs_f64() / t4.as_secs_f64(),
-        "≤ 2.5",
+        "≤ 2.2",
         format!("check of an acp chain: deep:4000 {t4:.2?}, deep:8000 {t8:.2?}"),
     )
 }
@@ -524,7 +587,7 @@ fn scaling(run: &Run) -> Row {
     (
         "scaling",
         c_big.as_secs_f64() / c_small.as_secs_f64(),
-        "≤ 4",
+        "≤ 2",
         format!("per event: 1k active {c_small:.2?}, 100k active {c_big:.2?}"),
     )
 }
@@ -564,40 +627,94 @@ fn retained(run: &Run) -> Row {
     )
 }
 
-/// Peak RSS of the CLI replaying the Codex trace of `replay_vs_parse`.
-fn peak_rss(run: &Run, codex: &str) -> Option<u64> {
-    run.progress("peak memory of the CLI on the same trace");
-    let path = std::env::temp_dir().join(format!("lineage-bench-{}.jsonl", std::process::id()));
-    std::fs::write(&path, codex).unwrap();
-    let peak = peak_rss_kib(&path);
-    let _ = std::fs::remove_file(&path);
-    peak
+/// A temporary file of the benchmark, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> Self {
+        Self(std::env::temp_dir().join(format!("lineage-bench-{}-{name}", std::process::id())))
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn kib(n: u64) -> f64 {
+    n as f64
+}
+
+/// Peak RSS of `lineage replay --format json` on the Codex trace of `replay_vs_parse`,
+/// and that peak ÷ the size of the JSON it printed.
+fn replay_rss_rows(run: &Run, codex: &str, records: usize) -> Vec<Row> {
+    run.progress("peak memory of lineage replay --format json on the same trace");
+    let (input, output) = (TempFile::new("codex.jsonl"), TempFile::new("replay.json"));
+    std::fs::write(&input.0, codex).unwrap();
+    let sink = std::fs::File::create(&output.0).unwrap();
+    let peak = peak_rss_kib(&["replay", input.path(), "--format", "json"], sink.into());
+    let out_kib = std::fs::metadata(&output.0)
+        .map(|m| m.len() / 1024)
+        .unwrap_or(0);
+    let Some(peak) = peak else {
+        return vec![(
+            "peak_rss_kib",
+            f64::NAN,
+            "report",
+            "(could not be read)".into(),
+        )];
+    };
+    vec![
+        (
+            "peak_rss_kib",
+            kib(peak),
+            "report",
+            format!("lineage replay --format json on the {records}-record Codex trace"),
+        ),
+        (
+            "replay_rss_vs_output",
+            kib(peak) / kib(out_kib.max(1)),
+            "≤ 2",
+            format!(
+                "peak RSS {} MiB ÷ its JSON output {} MiB",
+                peak / 1024,
+                out_kib / 1024
+            ),
+        ),
+    ]
+}
+
+/// Peak RSS (MiB) of `lineage check --format json` (transcripts off) on the ACP trace of
+/// `check_vs_parse`.
+fn check_rss_row(run: &Run, acp: &str) -> Row {
+    run.progress("peak memory of lineage check --format json on the ACP trace");
+    let input = TempFile::new("acp.jsonl");
+    std::fs::write(&input.0, acp).unwrap();
+    let args = ["check", input.path(), "--format", "json"];
+    let peak = peak_rss_kib(&args, std::process::Stdio::null());
+    let records = acp.lines().count();
+    (
+        "check_peak_rss_mib",
+        peak.map_or(f64::NAN, |p| kib(p) / 1024.0),
+        "≤ 64",
+        format!("lineage check --format json on the {records}-record ACP trace"),
+    )
 }
 
 /// The table, then one JSON line with every metric measured.
-fn report(rows: &[Row], peak: Option<Option<u64>>, lines: Option<usize>) {
+fn report(rows: &[Row], lines: Option<usize>) {
     println!("{:<26} {:>12} {:>8}  detail", "metric", "value", "target");
     for (name, value, target, detail) in rows {
         println!("{name:<26} {value:>12.3} {target:>8}  {detail}");
     }
-    let records = lines.unwrap_or_default();
-    match peak {
-        Some(Some(kib)) => println!(
-            "{:<26} {:>12} {:>8}  lineage replay --format json on the {records}-record trace",
-            "peak_rss_kib", kib, "report"
-        ),
-        Some(None) => println!(
-            "{:<26} {:>12} {:>8}  (could not be read)",
-            "peak_rss_kib", "-", "report"
-        ),
-        None => {}
-    }
     let mut json = serde_json::Map::new();
     for (name, value, _, _) in rows {
         json.insert((*name).into(), serde_json::json!(value));
-    }
-    if let Some(peak) = peak {
-        json.insert("peak_rss_kib".into(), serde_json::json!(peak));
     }
     if let Some(lines) = lines {
         json.insert("records".into(), serde_json::json!(lines));
@@ -612,35 +729,42 @@ fn main() {
         return;
     }
     let mut rows: Vec<Row> = Vec::new();
-    let (mut codex, mut lines) = (None, None);
+    let mut lines = None;
     if run.wants("replay_vs_parse") || run.wants("peak_rss_kib") {
-        let (row, text, n) = replay_vs_parse(&run);
+        let (row, codex, n) = replay_vs_parse(&run);
         if run.wants("replay_vs_parse") {
             rows.push(row);
         }
-        (codex, lines) = (Some(text), Some(n));
+        lines = Some(n);
+        if run.wants("peak_rss_kib") {
+            rows.extend(replay_rss_rows(&run, &codex, n));
+        }
     }
-    let measures: [Measure; 6] = [
-        ("check_vs_parse", check_vs_parse),
+    let acp_metrics = [
+        "check_vs_parse",
+        "check_vs_official_decode",
+        "check_peak_rss_mib",
+    ];
+    if acp_metrics.iter().any(|m| run.wants(m)) {
+        let acp = acp_trace(&run);
+        if run.wants("check_vs_parse") || run.wants("check_vs_official_decode") {
+            rows.extend(check_rows(&run, &acp));
+        }
+        if run.wants("check_peak_rss_mib") {
+            rows.push(check_rss_row(&run, &acp));
+        }
+    }
+    let measures: [Measure; 5] = [
         ("acp_deep_chain", acp_deep_chain),
         ("scaling", scaling),
         ("append_scaling", append),
         ("snapshot_vs_clone", snapshot_vs_clone),
         ("retained_bytes_per_event", retained),
     ];
-    let mut peak = None;
     for (name, measure) in measures {
         if run.wants(name) {
             rows.push(measure(&run));
         }
-        // The CLI's peak memory is read on the Codex trace, between the ACP metrics and
-        // the reducer's, as before.
-        if name == "acp_deep_chain"
-            && run.wants("peak_rss_kib")
-            && let Some(text) = codex.take()
-        {
-            peak = Some(peak_rss(&run, &text));
-        }
     }
-    report(&rows, peak, lines);
+    report(&rows, lines);
 }

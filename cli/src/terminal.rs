@@ -47,6 +47,17 @@ pub(crate) fn print(text: &str) -> io::Result<()> {
     }
 }
 
+/// Standard output through `write` (buffered), flushed; a closed pipe is not an error.
+pub(crate) fn print_with(
+    write: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'_>>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Writes one line to standard error (controls escaped, line breaks too), ignoring
 /// failure (there is nowhere left to say it).
 pub(crate) fn warn(line: &str) {

@@ -5,7 +5,7 @@
 //! "severity","line","message"}]}`, plus extra fields (welcome per the contract) in
 //! camelCase. Sessions and interactions are in creation order.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::finding::Finding;
 use crate::trace::Format;
@@ -17,9 +17,28 @@ use crate::tree::{
 #[serde(rename_all = "camelCase")]
 struct Document<'a> {
     format: &'a str,
-    sessions: Vec<SessionView<'a>>,
-    interactions: Vec<InteractionView<'a>>,
+    sessions: Sessions<'a>,
+    interactions: Interactions<'a>,
     diagnostics: Vec<DiagnosticView<'a>>,
+}
+
+/// The sessions in creation order, each viewed only while it is written (the output
+/// never holds a view of the whole tree).
+struct Sessions<'a>(Vec<&'a Session>);
+
+impl Serialize for Sessions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|x| session_view(x)))
+    }
+}
+
+/// The interactions in creation order, viewed as they are written.
+struct Interactions<'a>(Vec<&'a Interaction>);
+
+impl Serialize for Interactions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|x| interaction_view(x)))
+    }
 }
 
 #[derive(Serialize)]
@@ -176,28 +195,36 @@ pub(crate) fn json_string(
     findings: &[Finding],
     pretty: bool,
 ) -> String {
+    let mut out = Vec::new();
+    match write_json(format, snapshot, findings, pretty, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The same text as [`json_string`], written to `out` as it is produced (the caller owns
+/// the sink; nothing here does I/O of its own).
+pub(crate) fn write_json(
+    format: Format,
+    snapshot: &Snapshot,
+    findings: &[Finding],
+    pretty: bool,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
     let doc = document(format, snapshot, findings);
-    let text = if pretty {
-        serde_json::to_string_pretty(&doc)
+    let written = if pretty {
+        serde_json::to_writer_pretty(out, &doc)
     } else {
-        serde_json::to_string(&doc)
+        serde_json::to_writer(out, &doc)
     };
-    text.unwrap_or_default()
+    written.map_err(std::io::Error::from)
 }
 
 fn document<'a>(format: Format, snapshot: &'a Snapshot, findings: &'a [Finding]) -> Document<'a> {
     Document {
         format: format.as_str(),
-        sessions: snapshot
-            .sessions_in_creation_order()
-            .into_iter()
-            .map(session_view)
-            .collect(),
-        interactions: snapshot
-            .interactions()
-            .into_iter()
-            .map(interaction_view)
-            .collect(),
+        sessions: Sessions(snapshot.sessions_in_creation_order()),
+        interactions: Interactions(snapshot.interactions()),
         diagnostics: findings
             .iter()
             .map(|f| DiagnosticView {

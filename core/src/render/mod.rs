@@ -79,6 +79,35 @@ pub fn json_string(replay: &Replay, pretty: bool) -> String {
     }
 }
 
+/// The same text as [`json_string`], written to `out` as it is produced: a session tree
+/// never exists whole as JSON text or as a view in memory (`replay --format json` on a
+/// long trace). `out` is the caller's sink; rendering does no I/O of its own.
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     &replay::Options::default(),
+/// ).unwrap();
+/// let mut out = Vec::new();
+/// render::write_json(&r, true, &mut out).unwrap();
+/// assert_eq!(out, render::json_string(&r, true).into_bytes());
+/// ```
+pub fn write_json(
+    replay: &Replay,
+    pretty: bool,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    match &replay.state {
+        State::Tree(snapshot) => {
+            json::write_json(replay.format, snapshot, &replay.findings, pretty, out)
+        }
+        State::Acp(view) => {
+            out.write_all(acp::json_string(view, &replay.findings, pretty).as_bytes())
+        }
+    }
+}
+
 /// The replay as a Mermaid flowchart (findings are not part of the chart).
 pub fn mermaid(replay: &Replay) -> String {
     match &replay.state {
