@@ -688,8 +688,7 @@ struct Writer<'a> {
     lane: Lane,
     /// Notifications already given from the queue, waiting for their user record.
     queued: Vec<(String, String, String)>,
-    skipped: BTreeMap<String, usize>,
-    first_skipped: Option<usize>,
+    skipped: super::Skipped,
     interrupts: usize,
     /// The root's model turn is open (since a prompt or model output, until a `result`),
     /// and whether the model wrote in it.
@@ -710,8 +709,7 @@ impl<'a> Writer<'a> {
             known,
             lane: Lane::new(),
             queued: Vec::new(),
-            skipped: BTreeMap::new(),
-            first_skipped: None,
+            skipped: super::Skipped::default(),
             interrupts: 0,
             turn: None,
         }
@@ -731,22 +729,7 @@ impl<'a> Writer<'a> {
     }
 
     fn finish(self, findings: &mut Vec<Located>) -> Lane {
-        if let (Some(line), false) = (self.first_skipped, self.skipped.is_empty()) {
-            let kinds: Vec<String> = self
-                .skipped
-                .iter()
-                .map(|(k, n)| format!("`{k}` ({n})"))
-                .collect();
-            findings.push(located(
-                self.file,
-                line,
-                Code::NativeRecordSkipped,
-                format!(
-                    "records of kinds this reader does not know were skipped: {}",
-                    kinds.join(", ")
-                ),
-            ));
-        }
+        findings.extend(self.skipped.finding(self.file));
         self.lane
     }
 
@@ -823,8 +806,7 @@ impl<'a> Writer<'a> {
             "attachment" => self.attachment(line, at, record),
             kind if SILENT_KINDS.contains(&kind) => {}
             kind => {
-                *self.skipped.entry(kind.to_owned()).or_default() += 1;
-                self.first_skipped.get_or_insert(line);
+                self.skipped.add(line, kind);
             }
         }
     }

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::merge::{self, Lane};
-use super::{File, Located, Place, Source, Stream, time};
+use super::{File, Located, Place, Skipped, Source, Stream, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::providers::codex::content_text;
@@ -251,9 +251,8 @@ struct FileReader {
     /// The turn the file is in (events without a `turn_id` belong to it).
     turn: Option<String>,
     next_id: u64,
-    /// Unknown kinds skipped: name → count, and the first line.
-    skipped: BTreeMap<String, usize>,
-    first_skipped: Option<usize>,
+    /// Unknown kinds skipped.
+    skipped: Skipped,
 }
 
 impl FileReader {
@@ -270,8 +269,7 @@ impl FileReader {
             insertions: Vec::new(),
             turn: None,
             next_id: 0,
-            skipped: BTreeMap::new(),
-            first_skipped: None,
+            skipped: Skipped::default(),
         }
     }
 
@@ -305,18 +303,7 @@ impl FileReader {
             }
             lane.extend(messages.into_iter().map(|m| (place, at, record_of(m, at))));
         }
-        if let (Some(line), false) = (self.first_skipped, self.skipped.is_empty()) {
-            let kinds: Vec<String> = self
-                .skipped
-                .iter()
-                .map(|(k, n)| format!("`{k}` ({n})"))
-                .collect();
-            let why = format!(
-                "records of kinds this reader does not know were skipped: {}",
-                kinds.join(", ")
-            );
-            findings.push(self.located(line, Code::NativeRecordSkipped, why));
-        }
+        findings.extend(self.skipped.finding(self.file));
         splice(lane, std::mem::take(&mut self.insertions))
     }
 
@@ -328,8 +315,7 @@ impl FileReader {
     }
 
     fn skip(&mut self, line: usize, kind: &str) {
-        *self.skipped.entry(kind.to_owned()).or_default() += 1;
-        self.first_skipped.get_or_insert(line);
+        self.skipped.add(line, kind);
     }
 
     /// The app-server messages one rollout record stands for.

@@ -139,6 +139,40 @@ const TRANSCRIPT_ONLY: [&str; 6] = [
     "last-prompt",
 ];
 
+/// The record kinds of one file a reader does not know, counted for one
+/// `native-record-skipped` note at the first of them.
+#[derive(Debug, Clone, Default)]
+struct Skipped {
+    counts: std::collections::BTreeMap<String, usize>,
+    first: Option<usize>,
+}
+
+impl Skipped {
+    /// A record of unknown `kind` at `line` was skipped.
+    fn add(&mut self, line: usize, kind: &str) {
+        *self.counts.entry(kind.to_owned()).or_default() += 1;
+        self.first.get_or_insert(line);
+    }
+
+    /// The note for `file`, if anything was skipped.
+    fn finding(&self, file: usize) -> Option<Located> {
+        let line = self.first?;
+        let kinds: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, n)| format!("`{k}` ({n})"))
+            .collect();
+        let message = format!(
+            "records of kinds this reader does not know were skipped: {}",
+            kinds.join(", ")
+        );
+        Some(Located {
+            file,
+            finding: Finding::new(line, Code::NativeRecordSkipped, message),
+        })
+    }
+}
+
 /// Where an input came from: the file (an index into [`Source::files`]) and its
 /// physical, 1-based line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
