@@ -232,3 +232,43 @@ pub fn shape(replay: &Replay) -> Value {
     codes.sort();
     serde_json::json!({"sessions": sessions, "interactions": interactions, "codes": codes})
 }
+
+/// Replays a trace's text through the engine to its end, checked against `spec` (the ACP
+/// RFD revision; the header's, or the default, when `None`).
+#[allow(clippy::unwrap_used)] // a test helper: an untellable trace is a failed test
+pub fn replay_text(text: &str, spec: Option<lineage_core::finding::Revision>) -> Replay {
+    let mut engine = Engine::new(EngineOptions {
+        acp_spec: spec,
+        ..EngineOptions::default()
+    });
+    for line in text.lines() {
+        engine.push_line(line).unwrap();
+    }
+    engine.finish().unwrap()
+}
+
+/// Every file under `dir` (walked with an explicit stack), in path order, read as the
+/// files of a native source.
+#[allow(clippy::unwrap_used)] // a test helper: an unreadable corpus file is a failed test
+pub fn native_files(dir: &Path) -> Vec<lineage_core::native::File> {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut paths = Vec::new();
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            lineage_core::native::File::new(p.display().to_string(), text)
+        })
+        .collect()
+}

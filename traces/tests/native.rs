@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
-use lineage_core::engine::{Engine, Options, Replay};
-use lineage_traces::shape;
+use lineage_core::engine::Replay;
+use lineage_traces::{replay_text, shape};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -21,19 +21,7 @@ fn root() -> PathBuf {
 }
 
 fn replay(text: &str) -> Replay {
-    replay_with(text, None)
-}
-
-/// [`replay`] checked against an ACP RFD revision (`--spec`).
-fn replay_with(text: &str, spec: Option<lineage_core::finding::Revision>) -> Replay {
-    let mut engine = Engine::new(Options {
-        acp_spec: spec,
-        ..Options::default()
-    });
-    for line in text.lines() {
-        engine.push_line(line).unwrap();
-    }
-    engine.finish().unwrap()
+    replay_text(text, None)
 }
 
 fn runs(program: &str) -> Vec<PathBuf> {
@@ -125,7 +113,7 @@ fn json_rpc_lines_of_both_directions_replay_like_the_enveloped_trace() {
                 .next()
                 .and_then(|l| serde_json::from_str::<Value>(l).ok())
                 .and_then(|h| h["spec"].as_str().and_then(|s| s.parse().ok()));
-            let native = replay_with(&unenveloped(&text), spec);
+            let native = replay_text(&unenveloped(&text), spec);
             assert_eq!(shape(&native), shape(&replay(&text)), "{}", path.display());
             checked += 1;
         }

@@ -8,26 +8,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use lineage_core::engine::{Engine, Options, Replay};
+use lineage_core::engine::Replay;
 use lineage_core::finding::Revision;
 use lineage_core::native::{self, File};
 use lineage_core::render;
+use lineage_traces::replay_text;
 use serde_json::{Value, json};
 
 fn replay_lines(text: &str) -> Replay {
-    replay_lines_under(text, None)
-}
-
-/// Replays `text` checked against `spec` (the RFD revision).
-fn replay_lines_under(text: &str, spec: Option<Revision>) -> Replay {
-    let mut engine = Engine::new(Options {
-        acp_spec: spec,
-        ..Options::default()
-    });
-    for line in text.lines() {
-        engine.push_line(line).unwrap();
-    }
-    engine.finish().unwrap()
+    replay_text(text, None)
 }
 
 /// The revision a recording's header declares (the rewritten copies have no header).
@@ -182,7 +171,7 @@ fn zed_copies_of_the_real_acp_recordings_give_the_same_view() {
 fn conductor_traces_of_the_real_acp_recordings_give_the_same_view() {
     for path in recordings() {
         let text = std::fs::read_to_string(&path).unwrap();
-        let replayed = replay_lines_under(&conductor_trace(&text), spec_of(&text));
+        let replayed = replay_text(&conductor_trace(&text), spec_of(&text));
         let mut codes = view(&replayed);
         // The Client ↔ proxy hop is said once not to be checked.
         let skipped = json!("native-record-skipped");
@@ -239,8 +228,8 @@ fn the_real_conductor_trace_gives_the_view_of_the_client_s_recording() {
     let traced = std::fs::read_to_string(traced).unwrap();
     let client = std::fs::read_to_string(client).unwrap();
     let spec = spec_of(&client);
-    let from_conductor = replay_lines_under(&traced, spec);
-    let expected = view(&replay_lines_under(&client, spec));
+    let from_conductor = replay_text(&traced, spec);
+    let expected = view(&replay_text(&client, spec));
     assert!(!expected["sessions"].as_array().unwrap().is_empty());
     assert_eq!(view(&from_conductor)["sessions"], expected["sessions"]);
     assert_eq!(

@@ -7,39 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use lineage_core::engine::{Engine, Options, Replay};
-use lineage_core::native::{self, File};
-use lineage_traces::shape;
+use lineage_core::engine::Replay;
+use lineage_core::native;
+use lineage_traces::{native_files, replay_text, shape};
 use serde_json::Value;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-/// Every file under `dir`, sorted by path.
-fn files_under(dir: &Path) -> Vec<File> {
-    let mut stack = vec![dir.to_path_buf()];
-    let mut paths = Vec::new();
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            File::new(
-                p.display().to_string(),
-                std::fs::read_to_string(&p).unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn runs() -> Vec<PathBuf> {
@@ -55,11 +29,7 @@ fn runs() -> Vec<PathBuf> {
 fn enveloped(run: &Path) -> Replay {
     let name = run.file_name().unwrap().to_string_lossy().into_owned();
     let text = std::fs::read_to_string(root().join(format!("real/codex/{name}.jsonl"))).unwrap();
-    let mut engine = Engine::new(Options::default());
-    for line in text.lines() {
-        engine.push_line(line).unwrap();
-    }
-    engine.finish().unwrap()
+    replay_text(&text, None)
 }
 
 /// The shape without what a rollout cannot hold: interactions (approvals and questions
@@ -83,7 +53,7 @@ fn every_run_s_rollouts_replay_to_the_app_server_trace_s_tree() {
     let runs = runs();
     assert!(runs.len() >= 19, "{}", runs.len());
     for run in runs {
-        let files = files_under(&run.join("sessions"));
+        let files = native_files(&run.join("sessions"));
         let source = native::read(&files);
         assert!(
             source.findings.is_empty(),

@@ -9,70 +9,14 @@
 
 use std::path::{Path, PathBuf};
 
-use lineage_core::engine::{Engine, Options, Replay};
+use lineage_core::engine::Replay;
 use lineage_core::native::{self, File};
 use lineage_core::render;
+use lineage_traces::{native_files, replay_text, shape};
 use serde_json::{Value, json};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-fn replay(text: &str) -> Replay {
-    let mut engine = Engine::new(Options::default());
-    for line in text.lines() {
-        engine.push_line(line).unwrap();
-    }
-    engine.finish().unwrap()
-}
-
-/// What must agree between two replays of one run (the `shape` of `tests/native.rs`):
-/// each session with its kind, parent, title and Client activity, each turn with its
-/// phase and outcome, each interaction's status, and the finding codes.
-fn shape(replay: &Replay) -> Value {
-    let view = render::json(replay);
-    let sessions: Vec<Value> = view["sessions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| {
-            let turns: Vec<Value> = s["turns"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| json!([t["id"], t["phase"], t["outcome"]]))
-                .collect();
-            json!({"id": s["id"], "kind": s["kind"], "parent": s["parent"], "title": s["title"],
-                   "activity": s["activity"], "turns": turns})
-        })
-        .collect();
-    let interactions: Vec<Value> = view["interactions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|i| json!([i["turn"], i["request"], i["status"]]))
-        .collect();
-    let mut codes: Vec<String> = replay.findings.iter().map(|f| f.rule.to_string()).collect();
-    codes.sort();
-    json!({"sessions": sessions, "interactions": interactions, "codes": codes})
-}
-
-/// Every file under `dir`, walked in path order.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn runs() -> Vec<PathBuf> {
@@ -86,10 +30,7 @@ fn runs() -> Vec<PathBuf> {
 }
 
 fn project_files(run: &Path) -> Vec<File> {
-    walk(&run.join("projects"))
-        .into_iter()
-        .map(|p| File::new(p.to_string_lossy(), std::fs::read_to_string(&p).unwrap()))
-        .collect()
+    native_files(&run.join("projects"))
 }
 
 fn enveloped(run: &Path) -> Replay {
@@ -97,7 +38,7 @@ fn enveloped(run: &Path) -> Replay {
     let path = root()
         .join("real/claude-code")
         .join(format!("{name}.jsonl"));
-    replay(&std::fs::read_to_string(path).unwrap())
+    replay_text(&std::fs::read_to_string(path).unwrap(), None)
 }
 
 fn name(run: &Path) -> String {
