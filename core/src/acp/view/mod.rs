@@ -42,6 +42,7 @@
 //! assert!(view.effective_cancel("A"));
 //! ```
 
+mod pool;
 mod reduce;
 #[cfg(test)]
 mod tests;
@@ -53,6 +54,7 @@ pub(crate) use reduce::is_content_block;
 use std::sync::Arc;
 
 use imbl::{OrdMap, OrdSet, Vector};
+use pool::Pool;
 use serde_json::Value;
 use tour::{Set, Tour};
 
@@ -180,10 +182,12 @@ pub struct Session {
     pub cwd: Option<Arc<str>>,
     /// Its own conversation title (`session_info_update`), never the parent's label.
     pub conversation_title: Option<Arc<str>>,
-    /// `capabilities` as last reported (`Some(Null)` after an explicit clear).
-    pub capabilities: Option<Value>,
-    /// The last work-state snapshot, or `None` (never reported or cleared).
-    pub state: Option<Value>,
+    /// `capabilities` as last reported (`Some(Null)` after an explicit clear); shared
+    /// with the other sessions that hold an equal value.
+    pub capabilities: Option<Arc<Value>>,
+    /// The last work-state snapshot, or `None` (never reported or cleared); shared with
+    /// the other sessions that hold an equal snapshot.
+    pub state: Option<Arc<Value>>,
     /// Transitions into `idle` (a repeated or mirrored copy does not count again).
     pub idle_transitions: u64,
     /// The last `usage_update` (latest cumulative value; never summed).
@@ -391,6 +395,8 @@ pub struct View {
     /// The newest later-revision shape seen, and the oldest draft shape.
     later_shapes: Option<Shapes>,
     draft_shapes: Option<Shapes>,
+    /// The work states and capabilities sessions hold, shared between equal ones.
+    pool: Pool,
 }
 
 impl View {
@@ -415,6 +421,7 @@ impl View {
             answered: Vector::new(),
             later_shapes: None,
             draft_shapes: None,
+            pool: Pool::default(),
         }
     }
 

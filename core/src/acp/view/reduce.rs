@@ -246,8 +246,8 @@ impl View {
         match u.kind {
             "subagent_update" => self.association(&outer, u.update),
             "state_update" if u.update.get("state").is_some_and(Value::is_string) => {
-                let snapshot = wire::state_update_snapshot(u.update);
-                self.report_state(&outer, Some(Value::Object(snapshot)), Path::Child);
+                let snapshot = self.pool.owned(wire::state_update_snapshot(u.update));
+                self.report_state(&outer, Some(snapshot), Path::Child);
             }
             "agent_message_chunk" => self.text_chunk(&outer, "agent_message", u.update),
             "user_message_chunk" => self.text_chunk(&outer, "user_message", u.update),
@@ -325,11 +325,11 @@ impl View {
         match object_patch(update, "capabilities") {
             Patch::Omitted | Patch::Invalid(_) => {}
             Patch::Null => {
-                s.capabilities = Some(Value::Null);
+                s.capabilities = Some(Arc::new(Value::Null));
                 s.cancel_granted_on = None;
             }
             Patch::Set(caps) => {
-                s.capabilities = Some(Value::Object(caps.clone()));
+                s.capabilities = Some(self.pool.object(caps));
                 // Replaced whole: no `cancel` object means no grant. Historical grants
                 // (inside a replay window) never populate the effective set.
                 let cancel = caps.get("cancel").is_some_and(Value::is_object);
@@ -342,7 +342,8 @@ impl View {
             Patch::Null => self.report_state(&child, None, Path::Parent),
             Patch::Set(state) => {
                 if state.get("state").is_some_and(Value::is_string) {
-                    self.report_state(&child, Some(Value::Object(state.clone())), Path::Parent);
+                    let snapshot = self.pool.object(state);
+                    self.report_state(&child, Some(snapshot), Path::Parent);
                 }
             }
         }
@@ -355,13 +356,13 @@ impl View {
     /// parent mirror): one idempotent state, current unless inside a replay window. In
     /// v2 a parent copy the child's own stream has already moved past is stale and never
     /// replaces the newer state ("a delayed mirror cannot overwrite newer state").
-    fn report_state(&mut self, id: &Id, snapshot: Option<Value>, path: Path) {
+    fn report_state(&mut self, id: &Id, snapshot: Option<Arc<Value>>, path: Path) {
         let conn = self.conn;
         let current = !self.in_replay();
         let attempt_covers = current && self.resume_pending_over(id);
         let v2 = self.version == Some(2);
         let key = snapshot
-            .as_ref()
+            .as_deref()
             .and_then(Value::as_object)
             .and_then(StateKey::of);
         // Callers pass a session they have just looked up (or created).

@@ -104,8 +104,8 @@ fn capabilities_and_state_are_replaced_whole() {
     ]);
     assert!(v.effective_cancel("A"));
     assert_eq!(
-        v.session("A").unwrap().state,
-        Some(json!({"state":"running"}))
+        v.session("A").unwrap().state.as_deref(),
+        Some(&json!({"state":"running"}))
     );
     let v = check(&[
         sub("R", "A", json!({"capabilities":{"cancel":{}}})),
@@ -207,8 +207,8 @@ fn unknown_and_future_states_are_preserved_with_their_payload() {
         sub("R", "B", json!({"state":{"state":"unknown"}})),
     ]);
     assert_eq!(
-        v.session("A").unwrap().state,
-        Some(json!({"state":"_paused","why":"quota"}))
+        v.session("A").unwrap().state.as_deref(),
+        Some(&json!({"state":"_paused","why":"quota"}))
     );
     assert_eq!(v.current_state("B"), Some("unknown"));
 }
@@ -226,7 +226,7 @@ fn mirrored_state_is_one_idempotent_state() {
         sub("R", "A", json!({"state":idle})),
     ]);
     let a = v.session("A").unwrap();
-    assert_eq!(a.state, Some(idle));
+    assert_eq!(a.state.as_deref(), Some(&idle));
     assert_eq!(
         a.idle_transitions, 1,
         "copies do not count completion twice"
@@ -274,7 +274,7 @@ fn replayed_idle_never_counts_as_a_new_transition() {
         sub("R", "A", json!({"state":idle})),
     ]);
     let a = v.session("A").unwrap();
-    assert_eq!(a.state, Some(idle));
+    assert_eq!(a.state.as_deref(), Some(&idle));
     assert_eq!(
         a.idle_transitions, 1,
         "one assignment, one transition into idle"
@@ -295,8 +295,8 @@ fn disconnect_shows_no_current_state_and_no_grant() {
     assert_eq!(v.current_state("A"), None);
     assert!(!v.effective_cancel("A"));
     assert_eq!(
-        v.session("A").unwrap().state,
-        Some(json!({"state":"running"})),
+        v.session("A").unwrap().state.as_deref(),
+        Some(&json!({"state":"running"})),
         "history stays"
     );
 }
