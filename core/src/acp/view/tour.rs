@@ -158,7 +158,7 @@ impl Tour {
         self.roots.insert(root_label, (root, size + 1));
         self.spans.insert(id.clone(), Span { open: 0, close: 0 });
         let entries = vec![(id.clone(), End::Open), (id.clone(), End::Close)];
-        self.put_before(&(Id::from(parent), End::Close), entries);
+        self.put_before((parent, End::Close), entries);
     }
 
     /// Is `id` a strict descendant of `ancestor`? (`false` when either is unknown.)
@@ -236,7 +236,7 @@ impl Tour {
         if child_size <= size {
             self.roots.insert(root_label, (root, size + child_size));
             let block = self.take(c.open, Included(c.close), &mut detached);
-            self.put_before(&(Id::from(parent), End::Close), block);
+            self.put_before((parent, End::Close), block);
         } else {
             self.roots.remove(&root_label);
             let Some(r) = self.span(&root) else {
@@ -244,8 +244,8 @@ impl Tour {
             };
             let before = self.take(r.open, Excluded(p.close), &mut detached);
             let after = self.take(p.close, Included(r.close), &mut detached);
-            self.put_before(&(Id::from(child), End::Open), before);
-            self.put_after(&(Id::from(child), End::Close), after);
+            self.put_before((child, End::Open), before);
+            self.put_after((child, End::Close), after);
             if let Some(r) = self.span(&root) {
                 self.roots.insert(r.open, (root, size + child_size));
             }
@@ -259,9 +259,9 @@ impl Tour {
         self.spans.get(id).copied()
     }
 
-    fn label(&self, entry: &Entry) -> Option<Label> {
-        let span = self.span(&entry.0)?;
-        Some(match entry.1 {
+    fn label(&self, (id, end): (&str, End)) -> Option<Label> {
+        let span = self.span(id)?;
+        Some(match end {
             End::Open => span.open,
             End::Close => span.close,
         })
@@ -289,7 +289,7 @@ impl Tour {
     }
 
     /// Inserts `entries`, in order, immediately before `anchor`.
-    fn put_before(&mut self, anchor: &Entry, entries: Vec<Entry>) {
+    fn put_before(&mut self, anchor: (&str, End), entries: Vec<Entry>) {
         for entry in entries {
             let Some(hi) = self.label(anchor) else {
                 return;
@@ -300,10 +300,10 @@ impl Tour {
     }
 
     /// Inserts `entries`, in order, immediately after `anchor`.
-    fn put_after(&mut self, anchor: &Entry, entries: Vec<Entry>) {
-        let mut prev = anchor.clone();
+    fn put_after(&mut self, anchor: (&str, End), entries: Vec<Entry>) {
+        let mut prev: Entry = (Id::from(anchor.0), anchor.1);
         for entry in entries {
-            let Some(lo) = self.label(&prev) else {
+            let Some(lo) = self.label((&prev.0, prev.1)) else {
                 return;
             };
             let hi = self
