@@ -37,6 +37,8 @@ mod detect;
 mod raw;
 mod reader;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::acp::rules::Checker;
@@ -378,6 +380,17 @@ impl Engine {
     /// assert!(engine.snapshot().session(&"S".into()).is_some());
     /// ```
     pub fn push_record(&mut self, record: ProviderRecord) -> Result<Output, EngineError> {
+        self.push_provider(Cow::Owned(record))
+    }
+
+    /// [`Engine::push_record`] of a record the caller keeps: the Codex and Claude
+    /// adapters read it in place (an ACP record, which the engine keeps as the last one
+    /// read, is copied).
+    pub fn push_record_ref(&mut self, record: &ProviderRecord) -> Result<Output, EngineError> {
+        self.push_provider(Cow::Borrowed(record))
+    }
+
+    fn push_provider(&mut self, record: Cow<'_, ProviderRecord>) -> Result<Output, EngineError> {
         self.line += 1;
         self.last_acp = None;
         self.seen_content = true;
@@ -397,7 +410,7 @@ impl Engine {
                 let mut findings = Vec::new();
                 let problem = record.at_problem();
                 self.clock.stamp(line, record.at, problem, &mut findings);
-                let value = record.into_acp_value();
+                let value = record.into_owned().into_acp_value();
                 checker.push_value(line, &value);
                 self.last_acp = Some(value);
                 Output {
@@ -411,7 +424,7 @@ impl Engine {
                     input: "a provider record",
                 });
             }
-            Some(_) => self.provider_record(line, record),
+            Some(_) => self.provider_record(line, &record),
         });
         Ok(self.keep(out, before))
     }
@@ -624,10 +637,10 @@ impl Engine {
                         let problem = record.at_problem();
                         self.clock
                             .stamp(line, record.at, problem, &mut out.findings);
-                        out.append(self.provider_record(line, record));
+                        out.append(self.provider_record(line, &record));
                     }
                     Err(e) => match self.raw_record(format, text) {
-                        Some(record) => out.append(self.provider_record(line, record)),
+                        Some(record) => out.append(self.provider_record(line, &record)),
                         None => out
                             .findings
                             .push(reader::malformed(line, &e, declared, text)),
@@ -650,7 +663,7 @@ impl Engine {
     /// A provider record through its adapter: time advances to its `at` first (time
     /// rules due by then fire), then the record applies, then every record the adapter
     /// released (held records whose owner became known) applies in order.
-    fn provider_record(&mut self, line: usize, record: ProviderRecord) -> Output {
+    fn provider_record(&mut self, line: usize, record: &ProviderRecord) -> Output {
         let mut out = Output::default();
         if let Some(at) = record.at {
             out.append(self.timeouts(line, at));
@@ -659,13 +672,13 @@ impl Engine {
             .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, &record);
+                adapter.record(&mut cx, record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.record(&mut cx.relocate(held_line, held.at), &held);
                 }
             }
             Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, &record);
+                adapter.record(&mut cx, record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.record(&mut cx.relocate(held_line, held.at), &held);
                 }

@@ -355,3 +355,33 @@ fn a_record_nested_past_the_limit_is_a_located_malformed_record_in_every_format(
         );
     }
 }
+
+#[test]
+fn a_record_pushed_by_reference_gives_what_the_same_record_moved_in_gives() {
+    let cases = [
+        (Format::CodexAppServer, CODEX_CANCEL),
+        (Format::ClaudeSdk, CLAUDE_TIMEOUT),
+        (
+            Format::Acp,
+            include_str!("../../../traces/acp/rules/permission-left-pending.fail.jsonl"),
+        ),
+    ];
+    for (format, trace) in cases {
+        let all = records(trace);
+        let (mut moved, mut borrowed) = (engine(format), engine(format));
+        let mut outputs = 0;
+        for r in &all {
+            let a = moved.push_record(r.clone()).unwrap();
+            let b = borrowed.push_record_ref(r).unwrap();
+            assert_eq!(a, b, "{format:?}");
+            outputs += a.changes.len() + a.findings.len();
+        }
+        let (a, b) = (moved.finish().unwrap(), borrowed.finish().unwrap());
+        assert!(
+            outputs + a.findings.len() > 0,
+            "{format:?}: nothing to compare"
+        );
+        assert_eq!(a.findings, b.findings, "{format:?}");
+        assert_eq!(a.snapshot(), b.snapshot(), "{format:?}");
+    }
+}

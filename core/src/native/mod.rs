@@ -330,7 +330,7 @@ pub fn replay_observed(
         .unwrap_or(usize::MAX)
         .min(stream.records.len());
     for (_, record) in stream.records.iter().take(count) {
-        let out = engine.push_record(record.clone())?;
+        let out = engine.push_record_ref(record)?;
         observe(&engine, &out, record);
     }
     let mut replay = if options.until.is_some() {
