@@ -5,7 +5,8 @@
 //! `-- --only acp_deep_chain,append_scaling` to measure only the metrics named: `replay_vs_parse`,
 //! `peak_rss_kib` (with `replay_rss_vs_output`), `check_vs_parse`, `check_vs_official_decode`,
 //! `check_peak_rss_mib`, `acp_deep_chain`, `scaling`, `append_scaling`, `snapshot_vs_clone`,
-//! `retained_bytes_per_event`). Prints a table, then one JSON line with every metric measured.
+//! `retained_bytes_per_event`, `native_rollout_vs_parse`, `native_transcript_vs_parse`).
+//! Prints a table, then one JSON line with every metric measured.
 
 #![allow(
     clippy::unwrap_used,
@@ -23,9 +24,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use lineage_core::engine::{Engine, Options};
+use lineage_core::native;
 use lineage_core::trace::Format;
 use lineage_core::{Event, Outcome, Role, SessionId, Snapshot};
-use lineage_traces::generator::{Shape, generate};
+use lineage_traces::generator::{NativeKind, Shape, generate, generate_native};
 
 /// Counts live heap bytes (for `retained_bytes_per_event`).
 struct Counting;
@@ -121,6 +123,15 @@ fn parse_all(text: &str) {
         if !line.is_empty() {
             black_box(serde_json::from_str::<serde_json::Value>(line).ok());
         }
+    }
+}
+
+/// Reads a native source and replays each of its trees (all files in memory).
+fn native_all(files: &[native::File]) {
+    let source = native::read(files);
+    for index in 0..source.streams.len() {
+        let replayed = native::replay(&source, index, native::Options::default()).unwrap();
+        black_box(replayed.replay.snapshot().map(|s| s.sessions().count()));
     }
 }
 
@@ -616,6 +627,52 @@ fn append(run: &Run) -> Row {
     ("append_scaling", ratio, "≤ 3.5", detail)
 }
 
+/// `native_rollout_vs_parse` / `native_transcript_vs_parse`: parsing every line of a
+/// generated native source (`run.records` lines in all) to `serde_json::Value` ÷ reading
+/// the source and replaying it (`native::read` + `native::replay`).
+fn native_vs_parse(run: &Run, kind: NativeKind, name: &'static str) -> Row {
+    run.progress(name);
+    let files = generate_native(kind, run.records, 7);
+    let lines: usize = files.iter().map(|f| f.text.lines().count()).sum();
+    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
+    let sessions = native::replay(&native::read(&files), 0, native::Options::default())
+        .unwrap()
+        .replay
+        .snapshot()
+        .map_or(0, |s| s.sessions().count());
+    let (parse, replay) = interleaved(
+        run.reps,
+        || files.iter().for_each(|f| parse_all(&f.text)),
+        || native_all(&files),
+    );
+    let what = match kind {
+        NativeKind::CodexRollout => "rollout",
+        NativeKind::ClaudeTranscript => "transcript",
+    };
+    (
+        name,
+        parse.as_secs_f64() / replay.as_secs_f64(),
+        "≥ 0.8",
+        format!(
+            "{lines} {what} lines, {} files, {} MiB, {sessions} sessions: parse {parse:.2?}, read + replay {replay:.2?}",
+            files.len(),
+            bytes >> 20
+        ),
+    )
+}
+
+fn native_rollout(run: &Run) -> Row {
+    native_vs_parse(run, NativeKind::CodexRollout, "native_rollout_vs_parse")
+}
+
+fn native_transcript(run: &Run) -> Row {
+    native_vs_parse(
+        run,
+        NativeKind::ClaudeTranscript,
+        "native_transcript_vs_parse",
+    )
+}
+
 fn retained(run: &Run) -> Row {
     run.progress("retained bytes");
     let (retained, n) = retained_bytes_per_event(run.records);
@@ -754,12 +811,14 @@ fn main() {
             rows.push(check_rss_row(&run, &acp));
         }
     }
-    let measures: [Measure; 5] = [
+    let measures: [Measure; 7] = [
         ("acp_deep_chain", acp_deep_chain),
         ("scaling", scaling),
         ("append_scaling", append),
         ("snapshot_vs_clone", snapshot_vs_clone),
         ("retained_bytes_per_event", retained),
+        ("native_rollout_vs_parse", native_rollout),
+        ("native_transcript_vs_parse", native_transcript),
     ];
     for (name, measure) in measures {
         if run.wants(name) {

@@ -22,9 +22,11 @@ mod acp;
 mod canonical;
 mod claude;
 mod codex;
+mod native;
 mod script;
 
 use lineage_core::trace::Format;
+pub use native::{NativeKind, generate_native};
 pub use script::{Script, Step};
 
 /// The shape of a generated trace.
