@@ -92,13 +92,25 @@ impl Transcript {
     fn parse(index: usize, file: &File) -> Self {
         let mut records = Vec::new();
         let mut findings = Vec::new();
+        let mut session = None;
         for (i, line) in file.text.lines().enumerate() {
             let trimmed = crate::trace::strip_bom(line.trim());
             if trimmed.is_empty() {
                 continue;
             }
+            if let Some(head) = Head::of_silent(trimmed) {
+                if session.is_none() {
+                    session = head.session.map(String::from);
+                }
+                continue;
+            }
             match crate::trace::json::parse::<Value>(trimmed) {
-                Ok(parsed) if parsed.value.is_object() => records.push((i + 1, parsed.value)),
+                Ok(parsed) if parsed.value.is_object() => {
+                    if session.is_none() {
+                        session = str_of(&parsed.value, "sessionId").map(String::from);
+                    }
+                    records.push((i + 1, parsed.value));
+                }
                 Ok(_) => findings.push(located(
                     index,
                     i + 1,
@@ -113,10 +125,6 @@ impl Transcript {
                 )),
             }
         }
-        let session = records
-            .iter()
-            .find_map(|(_, r)| str_of(r, "sessionId"))
-            .map(String::from);
         Self {
             index,
             name: file.name().to_owned(),
@@ -147,6 +155,32 @@ struct Meta {
     parent_agent: Option<String>,
     background: Option<bool>,
     description: Option<String>,
+}
+
+/// The fields of a line read without building it, to skip a record no reading needs.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow)]
+    session: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "isSidechain")]
+    sidechain: Option<bool>,
+}
+
+impl<'a> Head<'a> {
+    /// The head of a line whose record carries no session-tree fact and is no link of an
+    /// inline sidechain: a kind of [`SILENT_KINDS`] the reader never looks into (not an
+    /// `attachment` or a `queue-operation`). `None` for every other line, and for a line
+    /// the head cannot be read from (the full parse reports what is wrong).
+    fn of_silent(line: &'a str) -> Option<Self> {
+        let head: Self = serde_json::from_str(line).ok()?;
+        let kind = head.kind.as_deref()?;
+        let silent = SILENT_KINDS.contains(&kind)
+            && !matches!(kind, "attachment" | "queue-operation")
+            && head.sidechain != Some(true);
+        silent.then_some(head)
+    }
 }
 
 fn meta(index: usize, file: &File) -> Result<Meta, Located> {

@@ -550,10 +550,23 @@ fn inline_sidechains_without_agent_ids_follow_their_parent_uuid_chains() {
             "d1",
             None,
         ),
+        // A bookkeeping record in a sidechain is still a link of its chain (the reader
+        // skips such kinds unread only outside sidechains).
+        chained(
+            rec(
+                S,
+                Some("x"),
+                150,
+                "progress",
+                json!({"data": {"type": "hook"}}),
+            ),
+            "d1p",
+            Some("d1"),
+        ),
         chained(
             say(S, Some("x"), 200, "No directories.", Value::Null),
             "d2",
-            Some("d1"),
+            Some("d1p"),
         ),
         chained(
             say(S, Some("x"), 210, "There are three files.", Value::Null),
