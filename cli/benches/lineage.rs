@@ -640,8 +640,10 @@ fn native_vs_parse(run: &Run, kind: NativeKind, name: &'static str) -> Row {
         .replay
         .snapshot()
         .map_or(0, |s| s.sessions().count());
+    // The full-size sources hold 1.4–2.2 GB of text: three interleaved repetitions keep
+    // the whole benchmark under ten minutes (each one takes tens of seconds).
     let (parse, replay) = interleaved(
-        run.reps,
+        run.reps.min(3),
         || files.iter().for_each(|f| parse_all(&f.text)),
         || native_all(&files),
     );
