@@ -104,17 +104,7 @@ pub(super) fn generate(g: &mut Gen, lines: usize) -> Vec<File> {
         send_loaded: false,
         started: g.now,
     };
-    let mut next = g.count(3, 6);
-    let mut turn = 0;
-    while g.lines < lines {
-        turn += 1;
-        let delegate = turn == next;
-        if delegate {
-            next += g.count(3, 6);
-        }
-        c.turn(g, delegate);
-        g.tick(2_000, 30_000);
-    }
+    g.root_turns(lines, &mut c, |c, g, delegate| c.turn(g, delegate));
     c.end(g);
     let mut files = vec![File::new(c.root.path, c.root.text)];
     for a in c.agents {

@@ -103,17 +103,7 @@ pub(super) fn generate(g: &mut Gen, lines: usize) -> Vec<File> {
         instructions,
         responses: 0,
     };
-    let mut next_spawn = g.count(3, 6);
-    let mut turn = 0;
-    while g.lines < lines {
-        turn += 1;
-        let delegate = turn == next_spawn;
-        if delegate {
-            next_spawn += g.count(3, 6);
-        }
-        c.root_turn(g, delegate);
-        g.tick(2_000, 30_000);
-    }
+    g.root_turns(lines, &mut c, |c, g, delegate| c.root_turn(g, delegate));
     std::iter::once(c.root)
         .chain(c.children)
         .map(|r| File::new(r.path, r.text))

@@ -97,6 +97,27 @@ impl Gen {
         self.rng.chance(percent)
     }
 
+    /// Root turns until `lines` lines are written over all files: `turn` writes one (told
+    /// whether it delegates, as every 3rd–6th turn does), and 2–30 s pass between turns.
+    fn root_turns<C>(
+        &mut self,
+        lines: usize,
+        c: &mut C,
+        mut turn: impl FnMut(&mut C, &mut Self, bool),
+    ) {
+        let mut next = self.count(3, 6);
+        let mut n = 0;
+        while self.lines < lines {
+            n += 1;
+            let delegate = n == next;
+            if delegate {
+                next += self.count(3, 6);
+            }
+            turn(c, self, delegate);
+            self.tick(2_000, 30_000);
+        }
+    }
+
     /// Advances the clock by `lo..=hi` ms and returns it.
     fn tick(&mut self, lo: u64, hi: u64) -> u64 {
         self.now += self.between(lo, hi);
