@@ -385,7 +385,21 @@ impl Engine {
 
     /// [`Engine::push_record`] of a record the caller keeps: the Codex and Claude
     /// adapters read it in place (an ACP record, which the engine keeps as the last one
-    /// read, is copied).
+    /// read, is copied). The output is the same as pushing a copy.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// use lineage_core::providers::ProviderRecord;
+    /// use lineage_core::trace::Format;
+    /// use serde_json::json;
+    ///
+    /// let records = [ProviderRecord::new("cli", json!({"type":"system","subtype":"init","session_id":"S"}), Some(5))];
+    /// let mut engine = Engine::new(Options { format: Some(Format::ClaudeSdk), ..Options::default() });
+    /// for record in &records {
+    ///     engine.push_record_ref(record).unwrap();
+    /// }
+    /// assert!(engine.snapshot().session(&"S".into()).is_some());
+    /// ```
     pub fn push_record_ref(&mut self, record: &ProviderRecord) -> Result<Output, EngineError> {
         self.push_provider(Cow::Borrowed(record))
     }

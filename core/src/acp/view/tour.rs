@@ -29,6 +29,20 @@ type Label = u128;
 /// Labels lie in `1..TOP`; `0` and `TOP` stand for "before everything" and "after it".
 const TOP: Label = 1 << 127;
 
+/// The label a new `end` entry takes strictly between the adjacent labels `a` and `b`,
+/// or `None` when none is free. An open label hugs its left neighbour and a close label
+/// keeps 1/256 of what is left as the session's interior (its future children), the rest
+/// for its future siblings: a fan of thousands fits one gap, and a chain, which uses 8
+/// bits a level, relabels (a window, amortized) every ~10 levels.
+fn between(a: Label, b: Label, end: End) -> Option<Label> {
+    let gap = b.saturating_sub(a);
+    let share = match end {
+        End::Open => gap >> 10,
+        End::Close => gap / 256,
+    };
+    (gap >= 2).then(|| a + share.clamp(1, STEP))
+}
+
 /// The largest gap a new entry leaves after its left neighbour: a root appended at the
 /// end spans this much, and 2^36 of them fit before the end is relabelled.
 const STEP: Label = 1 << 90;
@@ -156,6 +170,17 @@ impl Tour {
             return;
         };
         self.roots.insert(root_label, (root, size + 1));
+        // Both labels at once when the gap before the parent's close holds them (nearly
+        // always); else one at a time, relabelling as `insert` does.
+        let lo = self.seq.range(..p.close).next_back().map_or(0, |(k, _)| *k);
+        let labels = between(lo, p.close, End::Open)
+            .and_then(|open| Some((open, between(open, p.close, End::Close)?)));
+        if let Some((open, close)) = labels {
+            self.spans.insert(id.clone(), Span { open, close });
+            self.seq.insert(open, (id.clone(), End::Open));
+            self.seq.insert(close, (id.clone(), End::Close));
+            return;
+        }
         self.spans.insert(id.clone(), Span { open: 0, close: 0 });
         let entries = vec![(id.clone(), End::Open), (id.clone(), End::Close)];
         self.put_before((parent, End::Close), entries);
@@ -321,21 +346,12 @@ impl Tour {
     /// label.
     fn insert(&mut self, lo: Option<Label>, hi: Option<Label>, entry: Entry) -> Label {
         let (a, b) = (lo.unwrap_or(0), hi.unwrap_or(TOP));
-        let gap = b.saturating_sub(a);
-        if gap >= 2 {
-            // An open label hugs its left neighbour and a close label keeps 1/256 of
-            // what is left as the session's interior (its future children), the rest
-            // for its future siblings: a fan of thousands fits one gap, and a chain,
-            // which uses 8 bits a level, relabels (a window, amortized) every ~10 levels.
-            let share = match entry.1 {
-                End::Open => gap >> 10,
-                End::Close => gap / 256,
-            };
-            let label = a + share.clamp(1, STEP);
-            self.place(label, entry);
-            label
-        } else {
-            self.relabel(a, entry)
+        match between(a, b, entry.1) {
+            Some(label) => {
+                self.place(label, entry);
+                label
+            }
+            None => self.relabel(a, entry),
         }
     }
 
