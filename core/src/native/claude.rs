@@ -40,6 +40,7 @@
 //! subagent file whose session file is absent, or that no launch names, is
 //! `native-parent-missing` and is not attached.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
@@ -92,25 +93,17 @@ impl Transcript {
     fn parse(index: usize, file: &File) -> Self {
         let mut records = Vec::new();
         let mut findings = Vec::new();
-        let mut session = None;
         for (i, line) in file.text.lines().enumerate() {
             let trimmed = crate::trace::strip_bom(line.trim());
             if trimmed.is_empty() {
                 continue;
             }
             if let Some(head) = Head::of_silent(trimmed) {
-                if session.is_none() {
-                    session = head.session.map(String::from);
-                }
+                records.push((i + 1, head.stub()));
                 continue;
             }
             match crate::trace::json::parse::<Value>(trimmed) {
-                Ok(parsed) if parsed.value.is_object() => {
-                    if session.is_none() {
-                        session = str_of(&parsed.value, "sessionId").map(String::from);
-                    }
-                    records.push((i + 1, parsed.value));
-                }
+                Ok(parsed) if parsed.value.is_object() => records.push((i + 1, parsed.value)),
                 Ok(_) => findings.push(located(
                     index,
                     i + 1,
@@ -125,6 +118,10 @@ impl Transcript {
                 )),
             }
         }
+        let session = records
+            .iter()
+            .find_map(|(_, r)| str_of(r, "sessionId"))
+            .map(String::from);
         Self {
             index,
             name: file.name().to_owned(),
@@ -161,25 +158,51 @@ struct Meta {
 #[derive(serde::Deserialize)]
 struct Head<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Option<std::borrow::Cow<'a, str>>,
+    kind: Option<Cow<'a, str>>,
     #[serde(rename = "sessionId", borrow)]
-    session: Option<std::borrow::Cow<'a, str>>,
+    session: Option<Cow<'a, str>>,
+    #[serde(rename = "agentId", borrow)]
+    agent: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "isSidechain")]
     sidechain: Option<bool>,
 }
 
 impl<'a> Head<'a> {
     /// The head of a line whose record carries no session-tree fact and is no link of an
-    /// inline sidechain: a kind of [`SILENT_KINDS`] the reader never looks into (not an
-    /// `attachment` or a `queue-operation`). `None` for every other line, and for a line
-    /// the head cannot be read from (the full parse reports what is wrong).
+    /// inline sidechain: an object of a kind of [`SILENT_KINDS`] the reader never looks
+    /// into (not an `attachment` or a `queue-operation`). `None` for every other line,
+    /// and for a line the head cannot be read from (the full parse reports what is
+    /// wrong). The members a head does not read are checked for JSON syntax only (an
+    /// escape or a number in them is not decoded).
     fn of_silent(line: &'a str) -> Option<Self> {
+        if !line.starts_with('{') {
+            return None;
+        }
         let head: Self = serde_json::from_str(line).ok()?;
         let kind = head.kind.as_deref()?;
         let silent = SILENT_KINDS.contains(&kind)
             && !matches!(kind, "attachment" | "queue-operation")
             && head.sidechain != Some(true);
         silent.then_some(head)
+    }
+
+    /// The record kept in the line's place: what a reading of a file's first records
+    /// takes from any record (its line, time, session and agent), and its kind.
+    fn stub(self) -> Value {
+        let fields = [
+            ("type", self.kind),
+            ("timestamp", self.timestamp),
+            ("sessionId", self.session),
+            ("agentId", self.agent),
+        ];
+        Value::Object(
+            fields
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.to_owned(), Value::String(v?.into_owned()))))
+                .collect(),
+        )
     }
 }
 

@@ -648,3 +648,33 @@ fn a_prompt_ends_a_turn_that_shows_no_end() {
     assert_eq!(outcome(&tree, &format!("{S}#3")), Some(Outcome::Completed));
     assert_eq!(codes, [Code::NativeSourceLimits]);
 }
+
+/// A bookkeeping line is read from its head alone, yet it still holds its place: the
+/// root's `system/init` is at the file's first line with its time, and a line that is
+/// no object is reported even when it names a bookkeeping kind.
+#[test]
+fn a_bookkeeping_first_line_still_starts_the_root_and_an_array_is_still_malformed() {
+    let mut files = current_session(S, true);
+    let first = json!({"type": "file-history-snapshot", "timestamp": "2026-12-01T15:02:02.500Z",
+        "sessionId": S, "snapshot": {"trackedFileBackups": {}}});
+    files[0].text = format!(
+        "{first}\n[\"progress\", \"{S}\", null, null, null]\n{}",
+        files[0].text
+    );
+    let source = read(&files);
+    let (tree, codes) = snapshot(&source, 0);
+    assert_one_foreground_child(&tree, S);
+    assert_eq!(codes, [Code::NativeSourceLimits, Code::MalformedRecord]);
+    let stream = &source.streams[0];
+    let (place, init) = &stream.records[0];
+    assert_eq!((place.file, place.line), (0, 1));
+    assert_eq!(init.message["subtype"], "init");
+    let start = super::super::time::parse_timestamp(&json!("2026-12-01T15:02:02.500Z"));
+    assert_eq!(init.at, start);
+    let bad = stream
+        .findings
+        .iter()
+        .find(|l| l.finding.rule == Code::MalformedRecord)
+        .unwrap();
+    assert_eq!((bad.file, bad.finding.line), (0, 2));
+}
