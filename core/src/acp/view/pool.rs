@@ -40,10 +40,15 @@ impl Pool {
         }
     }
 
+    /// An equal object with its members in the same order (the timeline prints a value
+    /// as it was sent, and equal maps may differ in order).
     fn find(&self, object: &Map<String, Value>) -> Option<Arc<Value>> {
         self.recent
             .iter()
-            .find(|v| v.as_object() == Some(object))
+            .find(|v| {
+                v.as_object()
+                    .is_some_and(|m| m == object && m.keys().eq(object.keys()))
+            })
             .cloned()
     }
 
@@ -80,6 +85,18 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(*c, json!({"state": "idle", "stopReason": "end_turn"}));
+    }
+
+    #[test]
+    fn an_equal_object_in_another_member_order_keeps_its_own_order() {
+        let mut pool = Pool::default();
+        let a = pool.owned(object(json!({"state": "idle", "stopReason": "end_turn"})));
+        let mut reversed = Map::new();
+        reversed.insert("stopReason".into(), json!("end_turn"));
+        reversed.insert("state".into(), json!("idle"));
+        let b = pool.object(&reversed);
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(b.to_string(), r#"{"stopReason":"end_turn","state":"idle"}"#);
     }
 
     #[test]
