@@ -32,6 +32,17 @@ fn path(program: &str, file: &str) -> PathBuf {
         .join(file)
 }
 
+/// The recordings of `program`, in name order.
+fn recordings(program: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path(program, ""))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
 fn sorted(findings: &[Finding]) -> Vec<String> {
     let mut got: Vec<(usize, &str)> = findings.iter().map(|f| (f.line, f.rule.as_str())).collect();
     got.sort_unstable();
@@ -264,15 +275,10 @@ fn every_recording_has_a_named_test() {
         ),
     ];
     for (program, files) in named {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("real")
-            .join(program);
-        let mut found: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|f| f.ends_with(".jsonl"))
+        let found: Vec<String> = recordings(program)
+            .iter()
+            .filter_map(|p| Some(p.file_name()?.to_str()?.to_owned()))
             .collect();
-        found.sort();
         assert_eq!(found, files, "{program}: recordings and named tests differ");
     }
 }
@@ -287,16 +293,7 @@ fn adapter_session_updates_deserialize_with_the_official_schema() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for program in ["claude-agent-acp", "codex-acp"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("real")
-            .join(program);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| Some(e.ok()?.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        for path in files {
+        for path in recordings(program) {
             let text = std::fs::read_to_string(&path).unwrap();
             for (i, line) in text.lines().enumerate().skip(1) {
                 let record: Value = serde_json::from_str(line).unwrap();
@@ -323,16 +320,7 @@ fn adapter_session_updates_deserialize_with_the_official_schema() {
 #[test]
 fn under_the_seed_revision_later_shapes_are_noted_and_the_error_stop_reason_warned() {
     for program in ["claude-agent-acp", "codex-acp"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("real")
-            .join(program);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| Some(e.ok()?.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        for path in files {
+        for path in recordings(program) {
             let text = std::fs::read_to_string(&path).unwrap();
             let under = |spec| {
                 let options = Options {
