@@ -129,6 +129,20 @@ const held = (hold, text, ms = 60_000) => async () => {
 const granted = (client, child) =>
   client.waitFor((m) => m.params?.update?.sessionUpdate === "subagent_update" && m.params.update.sessionId === child && m.params.update.capabilities?.cancel);
 
+/** One delegated job, child "A", that finishes; `adapterOptions` say how the adapter runs
+ * (recorded through `lineage record`, or behind the conductor). */
+const oneFinishedChild = (ctx, adapterOptions) => {
+  const root = sequentialRoot(["A"]);
+  const script = (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req));
+  return withAdapter(ctx, script, {
+    run: async (client, r, { init }) => {
+      await client.prompt(r, "Delegate one job to a helper.");
+      await sleep(500);
+      return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
+    },
+  }, adapterOptions);
+};
+
 export const scenarios = [
   {
     name: "01-one-child",
@@ -406,15 +420,7 @@ export const scenarios = [
     run: async (ctx) => {
       const recorded = path.join(ctx.out, "lineage-record", "codex-acp-one-child.jsonl");
       fs.mkdirSync(path.dirname(recorded), { recursive: true });
-      const root = sequentialRoot(["A"]);
-      const script = (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req));
-      const out = await withAdapter(ctx, script, {
-        run: async (client, r, { init }) => {
-          await client.prompt(r, "Delegate one job to a helper.");
-          await sleep(500);
-          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
-        },
-      }, { record: recorded });
+      const out = await oneFinishedChild(ctx, { record: recorded });
       sameMessages(ctx.trace.records, fs.readFileSync(recorded, "utf8"));
       out.header.lineageRecord = "traces/real/lineage-record/codex-acp-one-child.jsonl: the same messages, the Client's lines byte for byte";
       return out;
@@ -426,15 +432,7 @@ export const scenarios = [
     seed: "Native inputs: the ACP conductor's --trace events; Announcing and updating an association",
     run: async (ctx) => {
       const traced = path.join(ctx.native, "conductor-trace.jsons");
-      const root = sequentialRoot(["A"]);
-      const script = (req) => (req.child ? { text: "A finished: 1 2 3" } : root(req));
-      const out = await withAdapter(ctx, script, {
-        run: async (client, r, { init }) => {
-          await client.prompt(r, "Delegate one job to a helper.");
-          await sleep(500);
-          return header(init, { findings: [], sessions: children(client, () => idle("end_turn")) });
-        },
-      }, { conductor: traced });
+      const out = await oneFinishedChild(ctx, { conductor: traced });
       if (!fs.existsSync(traced) || !fs.readFileSync(traced, "utf8").trim()) throw new Error("the conductor wrote no trace");
       ctx.note("`conductor-trace.jsons`: what `agent-client-protocol-conductor --trace` wrote for this run (the Client's peer wrote `traces/real/codex-acp/13-…`).");
       out.header.conductor = { package: "agent-client-protocol-conductor", version: "5.0.0", trace: "traces/real-native/codex-acp/13-one-child-through-the-acp-conductor/conductor-trace.jsons" };
