@@ -200,6 +200,7 @@ fn compare(snapshot: &Snapshot, expect: &Value, when: &str, failures: &mut Vec<S
     }
 }
 
+pub mod fold;
 pub mod generator;
 
 /// What must agree between two replays of one run: each session with its kind, parent,

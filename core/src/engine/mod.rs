@@ -177,6 +177,8 @@ pub struct Engine {
     conductor_skipped: bool,
     /// The `acp` record the last push gave the checker, normalized.
     last_acp: Option<Value>,
+    /// [`Engine::end`] was called.
+    ended: bool,
 }
 
 impl Engine {
@@ -196,6 +198,7 @@ impl Engine {
             sides: Sides::default(),
             conductor_skipped: false,
             last_acp: None,
+            ended: false,
         }
     }
 
@@ -482,11 +485,27 @@ impl Engine {
     }
 
     /// The trace ended: adapters and the checker report what is still pending (held
-    /// records, incomplete cancels, unanswered requests) at the lines those concern.
-    pub fn finish(mut self) -> Result<Replay, EngineError> {
+    /// records, incomplete cancels, unanswered requests) at the lines those concern, and
+    /// the changes that causes come back with those findings. Called once; a second call
+    /// (and any push after it) finds nothing more to end and returns an empty output.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// let mut engine = Engine::new(Options::default());
+    /// engine.push_line(r#"{"lineage":"trace","format":"claude-sdk","version":1}"#).unwrap();
+    /// engine.push_line(r#"{"from":"cli","message":{"type":"system","subtype":"init","session_id":"S"}}"#).unwrap();
+    /// let end = engine.end().unwrap();
+    /// assert!(end.findings.is_empty());
+    /// let replay = engine.finish().unwrap(); // the same state, ended
+    /// assert!(replay.ended);
+    /// ```
+    pub fn end(&mut self) -> Result<Output, EngineError> {
         if self.arm.is_none() {
             let format = self.options.format.ok_or(EngineError::UnknownFormat)?;
             self.start(format);
+        }
+        if std::mem::replace(&mut self.ended, true) {
+            return Ok(Output::default());
         }
         let before = self.checker_count();
         let mut out = self.release_held();
@@ -495,10 +514,17 @@ impl Engine {
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => adapter.finish(&mut cx),
             Some(Arm::Claude(adapter)) => adapter.finish(&mut cx),
-            Some(Arm::Acp(_) | Arm::Canonical) | None => {}
+            Some(Arm::Acp(checker)) => checker.end(),
+            Some(Arm::Canonical) | None => {}
         }
-        self.keep(out, before);
-        Ok(self.into_replay(true))
+        Ok(self.keep(out, before))
+    }
+
+    /// The trace ended ([`Engine::end`], if not called yet): the final state with every
+    /// finding, end-of-trace ones included.
+    pub fn finish(mut self) -> Result<Replay, EngineError> {
+        self.end()?;
+        Ok(self.into_replay())
     }
 
     /// The trace is cut here (as `--at`): the state as it stands, with no end-of-trace
@@ -511,21 +537,18 @@ impl Engine {
         let before = self.checker_count();
         let out = self.release_held();
         self.keep(out, before);
-        Ok(self.into_replay(false))
+        Ok(self.into_replay())
     }
 
-    fn into_replay(self, ended: bool) -> Replay {
+    fn into_replay(self) -> Replay {
+        let ended = self.ended;
         let format = self.format().unwrap_or(Format::Canonical);
         let mut findings = self.findings;
         let state = match self.arm {
-            Some(Arm::Acp(checker)) if ended => {
-                let (view, checked) = checker.finish();
+            Some(Arm::Acp(checker)) => {
+                let (view, checked) = checker.into_parts();
                 findings.extend(checked);
                 State::Acp(Box::new(view))
-            }
-            Some(Arm::Acp(checker)) => {
-                findings.extend_from_slice(checker.findings());
-                State::Acp(Box::new(checker.view().clone()))
             }
             _ => State::Tree(self.snapshot),
         };

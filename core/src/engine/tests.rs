@@ -49,7 +49,7 @@ fn parsed_codex_records_go_in_and_their_changes_come_out() {
     let settled: Vec<String> = changes
         .iter()
         .filter_map(|c| match c {
-            Change::TurnSettled { turn, outcome } => Some(format!("{turn}:{outcome}")),
+            Change::TurnSettled { turn, outcome, .. } => Some(format!("{turn}:{outcome}")),
             _ => None,
         })
         .collect();
@@ -110,7 +110,7 @@ fn the_claude_continuation_guard_times_out_through_handle_timeout_alone() {
     let out = e.handle_timeout(50_000);
     assert!(out.changes.iter().any(|c| matches!(
         c,
-        Change::TurnSettled { turn, outcome: Outcome::Completed } if turn.to_string() == format!("{root}#1")
+        Change::TurnSettled { turn, outcome: Outcome::Completed, .. } if turn.to_string() == format!("{root}#1")
     )));
     assert_eq!(e.poll_timeout(), None);
     // The timed-out continuation's output is stale.

@@ -296,6 +296,9 @@ pub struct NativeReplay {
     pub replay: Replay,
     /// Every finding located in its file: the reader's and the engine's.
     pub findings: Vec<Located>,
+    /// What the stream's end caused ([`Engine::end`]; empty when cut by `until`): its
+    /// changes follow those handed to `observe`, and its findings are also in `findings`.
+    pub end: Output,
 }
 
 /// Replays stream `index` of `source` through the engine.
@@ -333,6 +336,11 @@ pub fn replay_observed(
         let out = engine.push_record_ref(record)?;
         observe(&engine, &out, record);
     }
+    let end = if options.until.is_some() {
+        Output::default()
+    } else {
+        engine.end()?
+    };
     let mut replay = if options.until.is_some() {
         engine.stop()?
     } else {
@@ -348,7 +356,11 @@ pub fn replay_observed(
         });
     }
     findings.sort_by_key(|l| (l.file, l.finding.line));
-    Ok(NativeReplay { replay, findings })
+    Ok(NativeReplay {
+        replay,
+        findings,
+        end,
+    })
 }
 
 impl Stream {

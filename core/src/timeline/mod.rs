@@ -217,16 +217,16 @@ impl Timeline {
     fn apply(&mut self, snapshot: &Snapshot, line: usize, change: &Change) {
         match change {
             Change::SessionCreated { session, .. } => self.lane(session.as_str(), line),
-            Change::TurnOpened { turn } => {
+            Change::TurnOpened { turn, .. } => {
                 let phase = snapshot.turn(turn).map_or(Phase::Submitted, |t| t.phase);
                 self.open_bar(turn, line, phase);
             }
-            Change::TurnPhaseChanged { turn, phase } => {
+            Change::TurnPhaseChanged { turn, phase, .. } => {
                 if let Some(bar) = self.bar_mut(turn) {
                     bar.phases.push((line, phase.to_string()));
                 }
             }
-            Change::TurnSettled { turn, outcome } => {
+            Change::TurnSettled { turn, outcome, .. } => {
                 if let Some(bar) = self.bar_mut(turn) {
                     bar.to = Some(line);
                     bar.outcome = Some(outcome.to_string());
@@ -237,14 +237,19 @@ impl Timeline {
                 turn,
                 request,
                 status,
+                ..
             } => self.ask(turn.session().as_str(), request.as_str(), line, status),
-            Change::CancelPrepared { operation, targets } => {
+            Change::CancelPrepared {
+                operation, targets, ..
+            } => {
                 self.cancel_prepared(operation, targets, line);
             }
-            Change::CancelAcknowledged { operation, turn } => {
+            Change::CancelAcknowledged {
+                operation, turn, ..
+            } => {
                 self.cancel_acked(operation, turn, line);
             }
-            Change::CancelCompleted { operation } => {
+            Change::CancelCompleted { operation, .. } => {
                 if let Some(c) = self.open_cancel(operation) {
                     c.completed = Some(line);
                 }

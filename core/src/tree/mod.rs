@@ -13,7 +13,7 @@ mod reduce;
 mod snapshot;
 mod text;
 
-pub use change::Change;
+pub use change::{Change, ParentRef, ProviderState, RootRef};
 pub use diagnostic::{Diagnostic, Severity};
 pub use event::Event;
 pub use invariants::{InvariantViolation, Level};

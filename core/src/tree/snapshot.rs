@@ -110,7 +110,9 @@ impl Step {
     /// Did this step settle a turn of `session`? Returns its outcome.
     pub fn settled(&self, session: &SessionId) -> Option<crate::tree::Outcome> {
         self.changes.iter().find_map(|c| match c {
-            Change::TurnSettled { turn, outcome } if turn.session() == session => Some(*outcome),
+            Change::TurnSettled { turn, outcome, .. } if turn.session() == session => {
+                Some(*outcome)
+            }
             _ => None,
         })
     }

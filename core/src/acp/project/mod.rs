@@ -285,36 +285,44 @@ impl Projector {
 
     fn change(&mut self, snapshot: &Snapshot, change: &Change, out: &mut Vec<AcpMessage>) {
         match change {
-            Change::SessionCreated { session, kind } => match kind {
+            Change::SessionCreated { session, kind, .. } => match kind {
                 SessionKind::Root => self.root_created(session, out),
                 SessionKind::Child => self.child_created(snapshot, session, out),
             },
-            Change::TurnOpened { turn } => self.turn_opened(snapshot, turn, out),
-            Change::TurnPhaseChanged { turn, phase } => self.phase(snapshot, turn, *phase, out),
-            Change::TurnSettled { turn, outcome } => self.settled(snapshot, turn, *outcome, out),
+            Change::TurnOpened { turn, .. } => self.turn_opened(snapshot, turn, out),
+            Change::TurnPhaseChanged { turn, phase, .. } => self.phase(snapshot, turn, *phase, out),
+            Change::TurnSettled { turn, outcome, .. } => {
+                self.settled(snapshot, turn, *outcome, out)
+            }
             Change::ProviderTurnChanged {
                 turn,
                 phase: ProviderPhase::Completed,
                 outcome,
+                ..
             } if self.options.prompt_response == PromptResponse::AtProviderEnd => {
                 self.answer_prompt(turn, outcome.unwrap_or(Outcome::Completed), out);
             }
             Change::MessageAppended { turn, index, .. } => {
                 self.message(snapshot, turn.session(), *index, out);
             }
-            Change::ToolCallChanged { turn, call, status } => {
+            Change::ToolCallChanged {
+                turn, call, status, ..
+            } => {
                 self.tool(snapshot, turn.session(), call.as_str(), *status, out);
             }
-            Change::TitleChanged { session } => self.title(snapshot, session, out),
+            Change::TitleChanged { session, .. } => self.title(snapshot, session, out),
             Change::InteractionChanged {
                 turn,
                 request,
                 status,
+                ..
             } => self.interaction(snapshot, turn, request.as_str(), *status, out),
-            Change::CancelPrepared { operation, targets } => {
+            Change::CancelPrepared {
+                operation, targets, ..
+            } => {
                 self.cancel(snapshot, operation, targets, out);
             }
-            Change::SessionDeleted { session } => {
+            Change::SessionDeleted { session, .. } => {
                 // Deleting closes the session: the Client answers its pending requests
                 // `cancelled`, as on close.
                 let open: Vec<(TurnId, String)> = self

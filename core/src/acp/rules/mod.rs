@@ -176,9 +176,13 @@ impl Checker {
         self.report(line, RuleId::MalformedRecord, message);
     }
 
-    /// Ends the trace: end-of-trace rules, then every finding in line order.
-    pub fn finish(mut self) -> (View, Vec<Finding>) {
+    /// The trace ended: the end-of-trace findings join [`Checker::findings`].
+    pub(crate) fn end(&mut self) {
         self.end_of_trace();
+    }
+
+    /// The view and every finding, in line order (no end-of-trace findings are added).
+    pub(crate) fn into_parts(mut self) -> (View, Vec<Finding>) {
         self.findings.sort_by_key(|f| f.line);
         (self.view, self.findings)
     }

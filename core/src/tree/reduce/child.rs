@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use imbl::Vector;
 
-use super::super::change::Change;
+use super::super::change::{Change, ParentRef, RootRef};
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{CreatorRelation, Outcome, Session, SessionKind};
 use super::cancel::acknowledge;
@@ -115,11 +115,24 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
             gate.active_descendants.insert(turn_id.clone());
         }
     });
-    tx.change(Change::SessionCreated {
+    let created = tx.session(s.child).map(|c| Change::SessionCreated {
         session: s.child.clone(),
         kind: SessionKind::Child,
+        parent: c.relation.as_ref().map(|r| ParentRef {
+            session: r.parent_session.clone(),
+            turn: r.parent_turn.clone(),
+            tool_call: r.tool_call.clone(),
+        }),
+        root: c.relation.as_ref().map(|r| RootRef {
+            session: r.root_session.clone(),
+            turn: r.root_turn.clone(),
+        }),
+        title: c.title.clone(),
     });
-    tx.change(Change::TurnOpened { turn: turn_id });
+    if let Some(created) = created {
+        tx.change(created);
+    }
+    tx.turn_opened(&turn_id);
     bind_aliases(tx, s.child, s.aliases)
 }
 
@@ -156,9 +169,11 @@ fn respawn(
     if existing.title.is_none()
         && let Some(title) = s.title
     {
-        tx.with_session(s.child, |c| c.title = Some(Arc::from(title)));
+        let title: Arc<str> = Arc::from(title);
+        tx.with_session(s.child, |c| c.title = Some(title.clone()));
         tx.change(Change::TitleChanged {
             session: s.child.clone(),
+            title: Some(title),
         });
     }
     bind_aliases(tx, s.child, s.aliases)
@@ -209,7 +224,7 @@ pub(super) fn turn_started(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> 
             gate.active_descendants.insert(turn_id.clone());
         }
     });
-    tx.change(Change::TurnOpened { turn: turn_id });
+    tx.turn_opened(&turn_id);
     Ok(())
 }
 

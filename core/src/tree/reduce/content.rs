@@ -61,8 +61,9 @@ pub(super) fn append_message(
         if let Some(&index) = id.and_then(|id| s.message_index.get(id))
             && let Some(existing) = s.messages.get_mut(index)
         {
-            Arc::make_mut(existing).text.push(text);
-            return index;
+            let existing = Arc::make_mut(existing);
+            existing.text.push(text);
+            return (index, existing.history);
         }
         let index = s.messages.len();
         s.messages.push_back(Arc::new(Message {
@@ -75,12 +76,15 @@ pub(super) fn append_message(
         if let Some(id) = id {
             s.message_index.insert(id.clone(), index);
         }
-        index
+        (index, history)
     });
-    if let Some(index) = index {
+    if let Some((index, history)) = index {
         tx.change(Change::MessageAppended {
             turn: turn.clone(),
             index,
+            id: id.cloned(),
+            role,
+            text: Arc::from(text),
             history,
         });
     }
@@ -104,11 +108,13 @@ pub(super) fn tool_call_started(
         title: title.map(Arc::from),
         status: ToolStatus::InProgress,
     };
+    let name = tool.name.clone();
     tx.with_session(session, |s| s.tool_calls.insert(call.clone(), tool));
     tx.change(Change::ToolCallChanged {
         turn,
         call: call.clone(),
         status: ToolStatus::InProgress,
+        name,
     });
     Ok(())
 }
@@ -143,15 +149,18 @@ pub(super) fn tool_call_completed(
             turn
         }
     };
-    tx.with_session(session, |s| {
-        if let Some(tool) = s.tool_calls.get_mut(call) {
+    let name = tx
+        .with_session(session, |s| {
+            let tool = s.tool_calls.get_mut(call)?;
             tool.status = status;
-        }
-    });
+            tool.name.clone()
+        })
+        .flatten();
     tx.change(Change::ToolCallChanged {
         turn,
         call: call.clone(),
         status,
+        name,
     });
     Ok(())
 }
@@ -210,9 +219,11 @@ pub(super) fn set_title(
     if tx.live_session(session)?.title.as_deref() == title {
         return Ok(());
     }
-    tx.with_session(session, |s| s.title = title.map(Arc::from));
+    let title: Option<Arc<str>> = title.map(Arc::from);
+    tx.with_session(session, |s| s.title = title.clone());
     tx.change(Change::TitleChanged {
         session: session.clone(),
+        title,
     });
     Ok(())
 }

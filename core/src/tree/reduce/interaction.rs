@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Interaction, InteractionKind, InteractionStatus, SessionKind};
 use super::tx::{Rejected, Tx};
@@ -61,11 +60,7 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
     );
     let (request, n) = (r.request.clone(), turn_id.ordinal());
     tx.with_session(r.session, |s| s.requests.insert(request, n));
-    tx.change(Change::InteractionChanged {
-        turn: turn_id.clone(),
-        request: r.request.clone(),
-        status: InteractionStatus::Pending,
-    });
+    tx.interaction_changed(&(turn_id.clone(), r.request.clone()));
     tx.update_turn(&turn_id, |t| {
         t.pending_interactions = t.pending_interactions.saturating_add(1);
         if child_not_started {
@@ -105,11 +100,7 @@ fn set_status(
         .get(&key)
         .is_some_and(|i| i.status == InteractionStatus::Pending);
     tx.set_interaction(&key, status, answer);
-    tx.change(Change::InteractionChanged {
-        turn: turn.clone(),
-        request: request.clone(),
-        status,
-    });
+    tx.interaction_changed(&key);
     if was_pending {
         tx.update_turn(turn, |t| {
             t.pending_interactions = t.pending_interactions.saturating_sub(1);

@@ -52,6 +52,9 @@ pub(super) fn create_root_session(
     tx.change(Change::SessionCreated {
         session: id.clone(),
         kind: SessionKind::Root,
+        parent: None,
+        root: None,
+        title: title.map(Arc::from),
     });
     bind_aliases(tx, id, aliases)
 }
@@ -74,9 +77,14 @@ pub(super) fn user_submitted(
         }
         Some(active) => {
             let turn_id = active.id.clone();
-            tx.update_turn(&turn_id, |t| t.guidance += 1);
+            let mut guidance = 0;
+            tx.update_turn(&turn_id, |t| {
+                t.guidance = t.guidance.saturating_add(1);
+                guidance = t.guidance;
+            });
             tx.change(Change::GuidanceAdded {
                 turn: turn_id.clone(),
+                guidance,
             });
             turn_id
         }
@@ -85,9 +93,7 @@ pub(super) fn user_submitted(
             let turn = new_turn(tx, id, n, SessionKind::Root);
             let turn_id = turn.id.clone();
             tx.with_session(id, |s| s.turns.push_back(Arc::new(turn)));
-            tx.change(Change::TurnOpened {
-                turn: turn_id.clone(),
-            });
+            tx.turn_opened(&turn_id);
             turn_id
         }
     };
@@ -146,11 +152,7 @@ pub(super) fn provider_turn_started(
         }
         t.error = None;
     });
-    tx.change(Change::ProviderTurnChanged {
-        turn: turn_id,
-        phase: ProviderPhase::Running,
-        outcome: None,
-    });
+    tx.provider_changed(&turn_id);
     Ok(())
 }
 
@@ -234,9 +236,5 @@ fn record_provider_terminal(
             t.error = error;
         }
     });
-    tx.change(Change::ProviderTurnChanged {
-        turn: turn_id.clone(),
-        phase: ProviderPhase::Completed,
-        outcome: Some(outcome),
-    });
+    tx.provider_changed(turn_id);
 }

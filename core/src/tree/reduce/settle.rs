@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use super::super::change::Change;
 use super::super::model::{
     InteractionStatus, Outcome, Phase, ProviderLifecycle, ProviderPhase, RootGate, SessionKind,
     Turn,
@@ -111,15 +110,8 @@ fn supersede_pending_interactions(tx: &mut Tx, id: &TurnId) {
         .map(|i| i.request.clone())
         .collect();
     for request in pending {
-        tx.set_interaction(
-            &(id.clone(), request.clone()),
-            InteractionStatus::Superseded,
-            None,
-        );
-        tx.change(Change::InteractionChanged {
-            turn: id.clone(),
-            request,
-            status: InteractionStatus::Superseded,
-        });
+        let key = (id.clone(), request);
+        tx.set_interaction(&key, InteractionStatus::Superseded, None);
+        tx.interaction_changed(&key);
     }
 }

@@ -221,7 +221,9 @@ fn root_lifecycle_provider_terminal_alone_settles_root_without_children() {
     // The child-terminal event never chose the root outcome and the change says so.
     assert!(f.changes[3].contains(&Change::TurnSettled {
         turn: "R#1".parse().unwrap(),
-        outcome: Completed
+        outcome: Completed,
+        error: None,
+        settled_at: None,
     }));
 }
 

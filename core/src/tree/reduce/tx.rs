@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::super::change::Change;
+use super::super::change::{Change, ProviderState};
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{InteractionStatus, Millis, Session, SessionKind, Turn};
 use super::super::snapshot::{Snapshot, Step};
@@ -170,17 +170,22 @@ impl Tx {
                 let before = turn.phase;
                 f(turn);
                 turn.phase = turn.derive_phase();
-                Some((turn.phase != before).then_some((turn.phase, turn.outcome)))
+                Some((turn.phase != before).then(|| {
+                    let settled = (turn.error.clone(), turn.settled_at);
+                    (turn.phase, turn.outcome, settled)
+                }))
             })
             .flatten();
         let Some(moved) = found else {
             return false;
         };
-        if let Some((phase, outcome)) = moved {
+        if let Some((phase, outcome, (error, settled_at))) = moved {
             self.change(match outcome {
                 Some(outcome) => Change::TurnSettled {
                     turn: id.clone(),
                     outcome,
+                    error,
+                    settled_at,
                 },
                 None => Change::TurnPhaseChanged {
                     turn: id.clone(),
@@ -189,6 +194,64 @@ impl Tx {
             });
         }
         true
+    }
+}
+
+impl Tx {
+    /// Reports that `id` was opened, with the turn as it stands.
+    pub(super) fn turn_opened(&mut self, id: &TurnId) {
+        let Some(t) = self.turn(id) else {
+            return;
+        };
+        let change = Change::TurnOpened {
+            turn: id.clone(),
+            phase: t.phase,
+            opened_at: t.opened_at,
+            provider: t.gate.as_ref().map(|g| ProviderState::of(&g.provider)),
+        };
+        self.change(change);
+    }
+
+    /// Reports the root turn `id`'s provider lifecycle (and error) as it stands.
+    pub(super) fn provider_changed(&mut self, id: &TurnId) {
+        let Some(t) = self.turn(id) else {
+            return;
+        };
+        let Some(gate) = &t.gate else {
+            return;
+        };
+        let p = &gate.provider;
+        let change = Change::ProviderTurnChanged {
+            turn: id.clone(),
+            phase: p.phase,
+            outcome: p.outcome,
+            provider_turn: p.provider_turn.clone(),
+            turns: p.turns,
+            error: t.error.clone(),
+        };
+        self.change(change);
+    }
+
+    /// Reports the interaction `key` as it stands (created or changed).
+    pub(super) fn interaction_changed(&mut self, key: &(TurnId, RequestId)) {
+        let found = self
+            .next
+            .interactions
+            .get(key)
+            .or_else(|| self.next.closed_interactions.get(key));
+        let Some(i) = found else {
+            return;
+        };
+        let change = Change::InteractionChanged {
+            turn: i.turn.clone(),
+            request: i.request.clone(),
+            status: i.status,
+            kind: i.kind,
+            provider_turn: i.provider_turn.clone(),
+            tool_call: i.tool_call.clone(),
+            answer: i.answer.clone(),
+        };
+        self.change(change);
     }
 }
 

@@ -1,0 +1,192 @@
+//! The change stream is self-contained: folding the serialized changes alone (no
+//! snapshot, no reducer) rebuilds exactly the final snapshot's `sessions` and
+//! `interactions`, for every trace of the corpus in a tree format and for generated
+//! traces of every tree format. The fold (`lineage_traces::fold`) reads JSON only, as a
+//! host in another language would.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::{Path, PathBuf};
+
+use lineage_core::engine::{Engine, Options, Output};
+use lineage_core::native;
+use lineage_core::trace::Format;
+use lineage_core::{Change, render};
+use lineage_traces::fold::Fold;
+use lineage_traces::generator::{Shape, generate};
+use serde_json::Value;
+
+/// Folds one output's changes, checking that each survives a serde round trip.
+fn fold_output(fold: &mut Fold, out: &Output, name: &str) {
+    for change in &out.changes {
+        let text = serde_json::to_string(change).unwrap();
+        let back: Change = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{name}: {text} does not read back: {e}"));
+        assert_eq!(&back, change, "{name}: {text} reads back as another change");
+        let value: Value = serde_json::from_str(&text).unwrap();
+        fold.apply(&value)
+            .unwrap_or_else(|e| panic!("{name}: cannot fold {text}: {e}"));
+    }
+}
+
+/// Replays `text` line by line; `None` when it is not a tree format.
+fn check_text(name: &str, text: &str) -> Option<()> {
+    let mut engine = Engine::new(Options::default());
+    let mut fold = Fold::new();
+    for line in text.lines() {
+        match engine.push_line(line) {
+            Ok(out) => fold_output(&mut fold, &out, name),
+            Err(_) => return None,
+        }
+    }
+    let end = engine.end().ok()?;
+    fold_output(&mut fold, &end, name);
+    let replay = engine.finish().ok()?;
+    compare(name, &fold, replay.snapshot()?);
+    Some(())
+}
+
+/// The folded tree equals the snapshot, value for value and byte for byte.
+fn compare(name: &str, fold: &Fold, snapshot: &lineage_core::Snapshot) {
+    let expected = render::snapshot_json(snapshot);
+    let folded = fold.document();
+    if folded != expected {
+        let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+        let (e, f) = (pretty(&expected), pretty(&folded));
+        let first = e
+            .lines()
+            .zip(f.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let around = |t: &str| {
+            t.lines()
+                .skip(first.saturating_sub(8))
+                .take(16)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "{name}: the folded changes differ from the snapshot near line {first}:\n--- snapshot\n{}\n--- folded\n{}",
+            around(&e),
+            around(&f)
+        );
+    }
+    // Byte for byte too (member order included).
+    assert_eq!(
+        serde_json::to_string(&folded).unwrap(),
+        serde_json::to_string(&expected).unwrap(),
+        "{name}: same values, another member order"
+    );
+}
+
+fn corpus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+}
+
+#[test]
+fn folding_the_changes_of_every_corpus_trace_rebuilds_its_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in [
+        "canonical",
+        "codex",
+        "claude",
+        "real/codex",
+        "real/claude-code",
+    ] {
+        corpus_files(&root.join(dir), &mut files);
+    }
+    // The real programs' own output, without lineage's envelope or a header.
+    for run in runs("claude-code") {
+        files.push(run.join("both.jsonl"));
+        files.push(run.join("stdout.jsonl"));
+    }
+    let mut folded = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = path.strip_prefix(root).unwrap().display().to_string();
+        if check_text(&name, &text).is_some() {
+            folded += 1;
+        }
+    }
+    assert_eq!(folded, files.len(), "every trace of a tree format folds");
+}
+
+#[test]
+fn folding_the_changes_of_generated_traces_rebuilds_their_snapshots() {
+    for format in [Format::Canonical, Format::CodexAppServer, Format::ClaudeSdk] {
+        for seed in 0..60_u64 {
+            let n = usize::try_from(seed % 7).unwrap() + 1;
+            let shape = match seed % 3 {
+                0 => Shape::Wide { children: n },
+                1 => Shape::Deep { depth: n },
+                _ => Shape::Long {
+                    records: 40 + 10 * n,
+                },
+            };
+            let text = generate(format, shape, seed);
+            let name = format!("{format}/{shape:?}/seed{seed}");
+            check_text(&name, &text).unwrap_or_else(|| panic!("{name} did not replay"));
+        }
+    }
+}
+
+fn runs(program: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("real-native")
+        .join(program);
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// The files the real programs keep (Codex rollouts, Claude Code transcripts), read as
+/// native sources: every tree's changes, its end's included, fold to its snapshot.
+#[test]
+fn folding_the_changes_of_native_sources_rebuilds_their_snapshots() {
+    let mut trees = 0;
+    for program in ["codex", "claude-code"] {
+        for run in runs(program) {
+            let files = lineage_traces::native_files(&run);
+            let files: Vec<_> = files
+                .into_iter()
+                .filter(|f| !f.path.ends_with("both.jsonl") && !f.path.ends_with("stdout.jsonl"))
+                .collect();
+            let source = native::read(&files);
+            for index in 0..source.streams.len() {
+                let name = format!("{} tree {index}", run.display());
+                let mut fold = Fold::new();
+                let replayed = native::replay_observed(
+                    &source,
+                    index,
+                    native::Options::default(),
+                    |_, out, _| fold_output(&mut fold, out, &name),
+                )
+                .unwrap();
+                fold_output(&mut fold, &replayed.end, &name);
+                compare(&name, &fold, replayed.replay.snapshot().unwrap());
+                trees += 1;
+            }
+        }
+    }
+    assert!(trees >= 30, "only {trees} native trees");
+}
