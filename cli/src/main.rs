@@ -212,6 +212,9 @@ enum OutputFormat {
     Mermaid,
     /// A self-contained HTML page: the tree beside swimlanes on a time axis, with a slider.
     Html,
+    /// The change stream: one JSON line per change or finding, flushed as each record is
+    /// read (docs/changes.md).
+    Changes,
 }
 
 fn parse_spec(s: &str) -> Result<Revision, String> {

@@ -11,9 +11,13 @@ use lineage_core::timeline::Timeline;
 
 use crate::{Exit, OutputFormat, ReplayArgs, input, native_source, terminal};
 
+mod changes;
 mod native;
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
+    if args.format == OutputFormat::Changes {
+        return changes::run(args);
+    }
     if args.input_format.is_none() && native_source::is_native(&args.trace) {
         return native::run(args);
     }
@@ -102,6 +106,8 @@ fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Stri
             render::html(replay, &summary, &args.trace.display().to_string())
         }
         OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
+        // Streamed as the trace is read (`changes::run`); never reaches a finished view.
+        OutputFormat::Changes => String::new(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
         OutputFormat::Mermaid => {
             let path = args.trace.display().to_string();

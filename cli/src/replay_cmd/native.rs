@@ -89,6 +89,8 @@ fn show(
                 render::mermaid(replay)
             }
         }
+        // Streamed as the source is read (`super::changes`); never a finished view.
+        OutputFormat::Changes => String::new(),
     };
     if let Err(e) = terminal::print(&text) {
         terminal::warn(&format!("error: standard output: {e}"));

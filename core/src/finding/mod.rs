@@ -326,6 +326,13 @@ impl Serialize for Code {
     }
 }
 
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl std::str::FromStr for Code {
     type Err = UnknownCode;
     fn from_str(s: &str) -> Result<Self, UnknownCode> {
@@ -394,7 +401,7 @@ pub fn catalogue() -> Vec<Rule> {
 
 /// A located report: a reducer diagnostic, an adapter finding, an ACP rule violation or
 /// a malformed record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// Physical, 1-based line of the record concerned.
     pub line: usize,

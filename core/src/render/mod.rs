@@ -7,6 +7,7 @@
 //! depth of the session tree: every walk keeps an explicit stack, so any depth the
 //! reducer can build renders on any thread.
 
+pub mod changes;
 mod html;
 mod json;
 mod mermaid;

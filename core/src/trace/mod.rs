@@ -69,6 +69,19 @@ impl fmt::Display for Format {
     }
 }
 
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// The name is not one of `acp`, `codex-app-server`, `claude-sdk`, `canonical`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
