@@ -48,6 +48,7 @@ pub mod fuzz;
 mod ids;
 pub mod native;
 mod output;
+pub mod project;
 pub mod providers;
 pub mod render;
 pub mod replay;

@@ -27,3 +27,14 @@ pub(crate) mod wire;
 
 pub use crate::finding::{Revision, Shapes};
 pub use wire::{RpcId, Side};
+
+/// What the Client shows as current activity: the current state, `unconfirmed` when
+/// there is none (never reported, cleared, historical, or reset by a load/resume), and
+/// `disconnected` while the connection is down. Never an invented outcome.
+pub fn activity(view: &view::View, s: &view::Session) -> String {
+    if !view.connected() {
+        return "disconnected".into();
+    }
+    view.current_state(&s.id)
+        .map_or_else(|| "unconfirmed".into(), String::from)
+}
