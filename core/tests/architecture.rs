@@ -547,3 +547,222 @@ fn use_trees_expand() {
     let tests = strip_test_items("#[cfg(test)]\nmod tests {\n use crate::a;\n}\nuse crate::b;");
     assert!(!tests.contains("crate::a") && tests.contains("crate::b"));
 }
+
+// ---------------------------------------------------------------------------------------
+// Paths named by the documentation
+
+/// The documents whose paths are checked.
+fn documents() -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = ["ARCHITECTURE.md", "README.md"]
+        .iter()
+        .map(|d| repo().join(d))
+        .collect();
+    docs.extend(files_under(&repo().join("docs"), "md"));
+    docs
+}
+
+/// Backticked spans outside code blocks, and the targets of relative links, with their
+/// line numbers.
+fn named_paths(text: &str) -> Vec<(usize, String, bool)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let spans = line.split('`').skip(1).step_by(2);
+        out.extend(spans.map(|s| (n + 1, s.to_owned(), false)));
+        for (p, _) in line.match_indices("](") {
+            let target = line[p + 2..].split(')').next().unwrap_or("");
+            let target = target.split('#').next().unwrap_or("");
+            if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((n + 1, target.to_owned(), true));
+            }
+        }
+    }
+    out
+}
+
+const EXTENSIONS: [&str; 5] = [".rs", ".md", ".jsonl", ".json", ".toml"];
+
+/// The directories a span may be relative to, or `None` when it names no repository path:
+/// a method name like `session/new`, an absolute path, a build output, a file pattern of
+/// the programs' own folders (`agent-*.jsonl`).
+fn path_bases(span: &str) -> Option<Vec<PathBuf>> {
+    let pathy = |c: char| c.is_ascii_alphanumeric() || "_.-/{},*<>…".contains(c);
+    if span.is_empty() || !span.chars().all(pathy) || span.starts_with('/') {
+        return None;
+    }
+    let first = span.split('/').next().unwrap_or("");
+    let wild = |s: &str| s.contains(['*', '<', '…', '{']);
+    let bases = [repo(), repo().join("core/src")];
+    if !span.contains('/') {
+        // A bare file name: it exists somewhere in the repository.
+        let named = EXTENSIONS.iter().any(|e| span.ends_with(e));
+        return (named && !wild(span) && !span.starts_with('.')).then(Vec::new);
+    }
+    if first == "target" || wild(first) {
+        return None;
+    }
+    let known_dir = bases.iter().any(|b| b.join(first).is_dir());
+    let named = EXTENSIONS.iter().any(|e| span.ends_with(e));
+    (known_dir || named).then(|| bases.to_vec())
+}
+
+/// `a*b` with `*` matching any run of characters (`<…>` and `…` are read as `*`).
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (Some(head), Some(tail)) = (parts.first(), parts.last()) else {
+        return false;
+    };
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    if !name.starts_with(head) || name.len() < head.len() + tail.len() || !name.ends_with(tail) {
+        return false;
+    }
+    let mut rest = &name[head.len()..name.len() - tail.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(p) => rest = &rest[p + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// `a/{b,c}/d` as `a/b/d` and `a/c/d`; placeholders as `*`.
+fn expand_braces(span: &str) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut todo = vec![span.to_owned()];
+    while let Some(s) = todo.pop() {
+        match (s.find('{'), s.find('}')) {
+            (Some(a), Some(b)) if a < b => {
+                for alt in s[a + 1..b].split(',') {
+                    todo.push(format!("{}{alt}{}", &s[..a], &s[b + 1..]));
+                }
+            }
+            _ => done.push(s),
+        }
+    }
+    done.into_iter()
+        .map(|s| {
+            let mut out = String::new();
+            let mut in_angle = false;
+            for c in s.chars() {
+                match c {
+                    '<' => in_angle = true,
+                    '>' if in_angle => {
+                        in_angle = false;
+                        out.push('*');
+                    }
+                    _ if in_angle => {}
+                    '…' => out.push('*'),
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Whether `pattern` (segments may hold `*`) names something under `base`.
+fn exists_under(base: &Path, pattern: &str) -> bool {
+    let mut here = vec![base.to_path_buf()];
+    for segment in pattern.trim_end_matches('/').split('/') {
+        let mut next = Vec::new();
+        for dir in &here {
+            if !segment.contains('*') {
+                let p = dir.join(segment);
+                if p.exists() {
+                    next.push(p);
+                }
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if glob_match(segment, &e.file_name().to_string_lossy()) {
+                    next.push(e.path());
+                }
+            }
+        }
+        here = next;
+    }
+    !here.is_empty()
+}
+
+/// Every file name in the repository (outside build output and `.git`).
+fn file_names() -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut stack = vec![repo()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_dir() {
+                if !["target", ".git", "node_modules"].contains(&name.as_str()) {
+                    stack.push(e.path());
+                }
+            } else {
+                names.insert(name);
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn documents_name_only_paths_that_exist() {
+    let names = file_names();
+    let mut missing = Vec::new();
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let rel = doc.strip_prefix(repo()).unwrap().display().to_string();
+        for (line, span, link) in named_paths(&text) {
+            let bases = if link {
+                vec![doc.parent().unwrap().to_path_buf()]
+            } else {
+                match path_bases(&span) {
+                    Some(bases) => bases,
+                    None => continue,
+                }
+            };
+            let found = if bases.is_empty() {
+                names.contains(&span)
+            } else {
+                let patterns = expand_braces(&span);
+                patterns
+                    .iter()
+                    .all(|p| bases.iter().any(|b| exists_under(b, p)))
+            };
+            if !found {
+                missing.push(format!("{rel}:{line}: `{span}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the documentation names paths that do not exist (from the repository root or \
+         core/src/):\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn path_checks_read_spans_as_paths() {
+    assert!(path_bases("check_cmd/walk.rs").is_some());
+    assert!(path_bases("session/new").is_none());
+    assert!(path_bases("engine/raw.rs").is_some());
+    assert!(!repo().join("check_cmd/walk.rs").exists());
+    let all = |s: &str| expand_braces(s).iter().all(|p| exists_under(&repo(), p));
+    assert!(all("traces/{canonical,codex}/*.jsonl"));
+    assert!(!all("traces/{canonical,nowhere}/*.jsonl"));
+    assert!(all("traces/acp/rules/<rule-id>.{pass,fail}.jsonl"));
+    assert!(glob_match("agent-*.jsonl", "agent-a1.jsonl"));
+    assert!(!glob_match("agent-*.jsonl", "agent.json"));
+}
