@@ -1,5 +1,6 @@
 //! Claims of `ARCHITECTURE.md` held by tests: the top-level modules of `core/src` form no
-//! import cycle, and the documentation names no repository path that does not exist.
+//! import cycle (and `lib.rs` lists them bottom up), and the documentation names no
+//! repository path that does not exist.
 //!
 //! How the module graph is read (a text scan, not a compiler; it reads this crate's own
 //! sources): every `core/src/**/*.rs` file except `lib.rs` (the crate root declares and
@@ -765,4 +766,42 @@ fn path_checks_read_spans_as_paths() {
     assert!(all("traces/acp/rules/<rule-id>.{pass,fail}.jsonl"));
     assert!(glob_match("agent-*.jsonl", "agent-a1.jsonl"));
     assert!(!glob_match("agent-*.jsonl", "agent.json"));
+}
+
+/// The crate docs list the public modules bottom up: none imports one listed after it,
+/// and every public module is listed.
+#[test]
+fn crate_docs_list_modules_bottom_up() {
+    let lib = std::fs::read_to_string(repo().join("core/src/lib.rs")).unwrap();
+    let listed: Vec<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! - "))
+        .filter_map(|l| {
+            l.trim_start_matches('[')
+                .split('`')
+                .nth(1)
+                .map(str::to_owned)
+        })
+        .collect();
+    let public: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';').to_owned())
+        .collect();
+    let missing: Vec<&String> = public.iter().filter(|m| !listed.contains(m)).collect();
+    assert!(missing.is_empty(), "lib.rs docs leave out {missing:?}");
+    let (graph, _) = module_graph();
+    for (i, m) in listed.iter().enumerate() {
+        let later = &listed[i + 1..];
+        let up: Vec<&String> = graph
+            .get(m)
+            .into_iter()
+            .flat_map(|e| e.keys())
+            .filter(|t| later.contains(t))
+            .collect();
+        assert!(
+            up.is_empty(),
+            "lib.rs lists {m} before {up:?}, which it imports"
+        );
+    }
 }
