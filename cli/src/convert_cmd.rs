@@ -1,15 +1,15 @@
 //! `lineage convert`: a trace of any format through the engine, its canonical changes
-//! projected to the ACP stream an Agent would send (`acp::project::Converter`), written
+//! projected to the ACP stream an Agent would send (`project::Converter`), written
 //! as an `acp` trace with its header. The input's findings go to standard error, located.
 
 use std::io::Write;
 use std::ops::ControlFlow;
 
 use lineage_core::Severity;
-use lineage_core::acp::project::{Converter, Options as ProjectOptions, PromptResponse, Version};
 use lineage_core::engine::{Engine, EngineError, Options};
 use lineage_core::finding::Finding;
 use lineage_core::native::Source;
+use lineage_core::project::{Converter, Options as ProjectOptions, PromptResponse, Version};
 use lineage_core::providers::ProviderRecord;
 
 use crate::{

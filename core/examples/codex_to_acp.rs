@@ -10,8 +10,8 @@
 
 use std::io::{BufRead, Read, Write};
 
-use lineage_core::acp::project::{Converter, Options};
 use lineage_core::engine::Options as EngineOptions;
+use lineage_core::project::{Converter, Options};
 use lineage_core::trace::Format;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

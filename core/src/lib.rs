@@ -24,9 +24,27 @@
 //! assert_eq!(root_turn.phase, Phase::Waiting); // child A is still active
 //! ```
 //!
-//! Modules: [`tree`] (model and reducer), [`trace`] (trace envelopes and formats),
-//! [`replay`] (trace text → snapshots), [`render`] (JSON, tree and Mermaid views).
-//! See `ARCHITECTURE.md` for the invariants each one keeps.
+//! Modules, from the bottom up (each imports only modules listed before it, and the private
+//! `ids` and `output`):
+//!
+//! - [`finding`]: findings and the one catalogue of every code any layer reports.
+//! - [`tree`]: the canonical model and reducer ([`Snapshot::apply`]) with its invariants.
+//! - [`trace`]: the trace envelope: header, format names, records, the JSON line parser.
+//! - [`providers`]: the Codex app-server and Claude Code adapters (provider records to
+//!   canonical events).
+//! - [`acp`]: the ACP Client view and conformance checker ("Subagent Sessions").
+//! - [`engine`]: one sans-I/O state machine for every format; what each input caused.
+//! - [`replay`]: a whole trace text through the engine.
+//! - [`native`]: the files the programs keep (Codex rollouts, Claude Code transcripts, Zed's
+//!   ACP log) read as provider records.
+//! - [`timeline`]: the history of a replay, for pictures.
+//! - [`render`]: views of a replay: JSON contract, unicode tree, Mermaid, HTML page; the
+//!   `check` report.
+//! - [`project`]: canonical changes projected to the ACP stream an Agent would send.
+//! - `fuzz` (feature `fuzz`): the fuzz bodies.
+//!
+//! Ids ([`SessionId`], [`TurnId`], …) and the tree's main types are re-exported here. See
+//! `ARCHITECTURE.md` for the invariants each module keeps.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -48,6 +66,7 @@ pub mod fuzz;
 mod ids;
 pub mod native;
 mod output;
+pub mod project;
 pub mod providers;
 pub mod render;
 pub mod replay;

@@ -1,4 +1,4 @@
-//! Properties of the ACP projection (`acp::project`): for any canonical log the
+//! Properties of the ACP projection (`project`): for any canonical log the
 //! generators produce (realistic lifecycles, gate-heavy ones, cancel-heavy ones, hostile
 //! input), the projected stream passes `lineage check` with no error and no warning; the
 //! Client view rebuilt from it has the canonical tree's parents, labels, current work
@@ -14,8 +14,8 @@
     clippy::panic
 )]
 
-use lineage_core::acp::project::{CancelGrants, Converter, Options, PromptResponse, Version};
 use lineage_core::engine::{Engine, Options as EngineOptions, Replay};
+use lineage_core::project::{CancelGrants, Converter, Options, PromptResponse, Version};
 use lineage_core::{Event, InteractionStatus, Outcome, Phase, Severity, Snapshot};
 use lineage_model_tests::Model;
 use lineage_model_tests::strategies::{self, Mix, Op};
@@ -75,7 +75,7 @@ fn options(version: Version, client_subagents: bool) -> Options {
         client_subagents,
         prompt_response: PromptResponse::AtRootSettlement,
         cancel_grants: CancelGrants::Children,
-        client: lineage_core::acp::project::ClientSide::Synthesized,
+        client: lineage_core::project::ClientSide::Synthesized,
         reconnect: false,
     }
 }

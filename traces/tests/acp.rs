@@ -18,9 +18,9 @@
 
 use std::path::{Path, PathBuf};
 
-use lineage_core::acp::render::CheckedFile;
 use lineage_core::acp::rules::RuleId;
 use lineage_core::render;
+use lineage_core::render::CheckedFile;
 
 /// The engine driven over a whole `acp` text: replayed (transcripts on, optionally cut
 /// after a line) or checked.
@@ -207,7 +207,7 @@ fn check_json(path: &Path) -> String {
         error: None,
         revision: None,
     };
-    lineage_core::acp::render::check_json_string(&[file], true)
+    lineage_core::render::check_json_string(&[file], true)
 }
 
 fn assert_meets_expectations(path: &Path) {

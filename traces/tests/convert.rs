@@ -1,4 +1,4 @@
-//! `acp::project` over the whole corpus: every canonical, Codex and Claude trace (and the
+//! `project` over the whole corpus: every canonical, Codex and Claude trace (and the
 //! real recordings) projected to ACP v1 (with and without the Client's `subagents`) and
 //! v2. For each: `lineage check` of the result has no error and no warning; the view
 //! rebuilt from it has the canonical tree's parents, labels, current work states,
@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 
 use agent_client_protocol_schema as acp;
-use lineage_core::acp::project::{Converter, Options, Version};
 use lineage_core::engine::{Engine, Options as EngineOptions, Replay};
+use lineage_core::project::{Converter, Options, Version};
 use lineage_core::tree::{Outcome, Phase, Snapshot};
 use lineage_core::{SessionId, Severity};
 use serde_json::Value;
@@ -73,9 +73,9 @@ const MODES: [(&str, Options); 4] = [
         Options {
             version: Version::V1,
             client_subagents: true,
-            prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
-            cancel_grants: lineage_core::acp::project::CancelGrants::Children,
-            client: lineage_core::acp::project::ClientSide::Synthesized,
+            prompt_response: lineage_core::project::PromptResponse::AtRootSettlement,
+            cancel_grants: lineage_core::project::CancelGrants::Children,
+            client: lineage_core::project::ClientSide::Synthesized,
             reconnect: false,
         },
     ),
@@ -84,9 +84,9 @@ const MODES: [(&str, Options); 4] = [
         Options {
             version: Version::V1,
             client_subagents: false,
-            prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
-            cancel_grants: lineage_core::acp::project::CancelGrants::Children,
-            client: lineage_core::acp::project::ClientSide::Synthesized,
+            prompt_response: lineage_core::project::PromptResponse::AtRootSettlement,
+            cancel_grants: lineage_core::project::CancelGrants::Children,
+            client: lineage_core::project::ClientSide::Synthesized,
             reconnect: false,
         },
     ),
@@ -95,9 +95,9 @@ const MODES: [(&str, Options); 4] = [
         Options {
             version: Version::V2,
             client_subagents: true,
-            prompt_response: lineage_core::acp::project::PromptResponse::AtRootSettlement,
-            cancel_grants: lineage_core::acp::project::CancelGrants::Children,
-            client: lineage_core::acp::project::ClientSide::Synthesized,
+            prompt_response: lineage_core::project::PromptResponse::AtRootSettlement,
+            cancel_grants: lineage_core::project::CancelGrants::Children,
+            client: lineage_core::project::ClientSide::Synthesized,
             reconnect: false,
         },
     ),
@@ -106,9 +106,9 @@ const MODES: [(&str, Options); 4] = [
         Options {
             version: Version::V1,
             client_subagents: true,
-            prompt_response: lineage_core::acp::project::PromptResponse::AtProviderEnd,
-            cancel_grants: lineage_core::acp::project::CancelGrants::None,
-            client: lineage_core::acp::project::ClientSide::Synthesized,
+            prompt_response: lineage_core::project::PromptResponse::AtProviderEnd,
+            cancel_grants: lineage_core::project::CancelGrants::None,
+            client: lineage_core::project::ClientSide::Synthesized,
             reconnect: false,
         },
     ),

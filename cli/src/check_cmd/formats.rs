@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lineage_core::Severity;
-use lineage_core::acp::render::{CheckedFile, check_json_string};
 use lineage_core::finding::{Code, Revision, Shapes, catalogue};
+use lineage_core::render::{CheckedFile, check_json_string};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
 use serde_sarif::sarif;

@@ -3,8 +3,10 @@
 //!
 //! Owns: `acp` trace records (`wire`, internal), the Client's view of the stream as an immutable
 //! snapshot fold ([`view`]), the rules and their checker ([`rules`]), which is the `acp`
-//! arm of the engine, and the view's presentations ([`render`]).
-//! Never: does I/O; callers hand in lines of text. The seed wins where the published
+//! arm of the engine, and the Client's current activity word ([`activity`]). The view's
+//! presentations are in [`crate::render`], the projection of canonical changes to an ACP
+//! stream in [`crate::project`] (the old paths [`render`] and [`project`] re-export them).
+//! Never: does I/O; callers hand in lines of text. The RFD's text wins where the published
 //! schema differs (participant ids: omitted and `null` both keep the earlier value).
 //!
 //! ```
@@ -27,3 +29,14 @@ pub(crate) mod wire;
 
 pub use crate::finding::{Revision, Shapes};
 pub use wire::{RpcId, Side};
+
+/// What the Client shows as current activity: the current state, `unconfirmed` when
+/// there is none (never reported, cleared, historical, or reset by a load/resume), and
+/// `disconnected` while the connection is down. Never an invented outcome.
+pub fn activity(view: &view::View, s: &view::Session) -> String {
+    if !view.connected() {
+        return "disconnected".into();
+    }
+    view.current_state(&s.id)
+        .map_or_else(|| "unconfirmed".into(), String::from)
+}

@@ -1,7 +1,7 @@
 //! The engine: one sans-I/O state machine for every trace format.
 //!
 //! Owns: the input side (text lines, parsed provider records, canonical events), the
-//! header and format detection (the only place a format is told from content), physical
+//! header and the detection of a trace's format from its content, physical
 //! line numbering, time as an input ([`Engine::poll_timeout`] /
 //! [`Engine::handle_timeout`]), the queue of held records an adapter releases, and the
 //! two ways a trace stops: [`Engine::finish`] (the trace ended: end-of-trace findings)
@@ -53,7 +53,9 @@ use detect::Detector;
 use raw::Sides;
 use reader::{Clock, Declared};
 
-/// What the engine needs that a trace header may also say. Options win over the header.
+/// What the engine needs that a trace header may also say. A header's format wins over
+/// [`Options::format`] (which is for traces without one); of the other fields, one that is
+/// set wins and the header fills those that are not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The format when the trace has no header (detected from content when `None`).

@@ -1,12 +1,15 @@
 //! Views of a replay, for every format: the JSON contract, a readable unicode tree, a
-//! Mermaid flowchart. A session tree (canonical and provider formats) renders here; an
-//! ACP Client view renders in `acp::render`.
+//! Mermaid flowchart, and one self-contained HTML page (the tree with a timeline of the
+//! run); and the JSON report of `lineage check`. A session tree (canonical and provider
+//! formats) renders in `json`, `text` and `mermaid`; an ACP Client view in `acp`.
 //!
 //! Owns: presentation only. Never: changes or re-derives lifecycle facts; every phase,
 //! outcome and status shown is read from the snapshot or view. Never recurses on the
 //! depth of the session tree: every walk keeps an explicit stack, so any depth the
-//! reducer can build renders on any thread.
+//! reducer can build renders on any thread. Never does I/O: [`write_json`] writes to the
+//! caller's sink.
 
+mod acp;
 pub mod changes;
 mod html;
 mod json;
@@ -15,11 +18,11 @@ mod mermaid;
 mod tests;
 mod text;
 
+pub use acp::{CheckedFile, check_json_string};
 pub use html::html;
 pub use json::snapshot_json;
 pub(crate) use mermaid::escape;
 
-use crate::acp::render as acp;
 use crate::engine::{Replay, State};
 use crate::tree::{Session, Snapshot, Turn};
 

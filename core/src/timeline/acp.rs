@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Bar, Timeline, Window, push_bar};
-use crate::acp::render::activity;
+use crate::acp::activity;
 use crate::acp::view::View;
 
 /// What the recorder last saw of the connection, and the sessions each open request

@@ -67,7 +67,7 @@ fn tree_session(s: &Session) -> Described {
 
 fn acp_session(view: &acp::view::View, s: &acp::view::Session) -> Described {
     let mut details = vec![
-        ("activity".into(), acp::render::activity(view, s)),
+        ("activity".into(), acp::activity(view, s)),
         (
             "effective cancel".into(),
             view.effective_cancel(&s.id).to_string(),

@@ -8,7 +8,7 @@ use crate::tree::Change;
 /// together, one line at a time (what `lineage convert` runs).
 ///
 /// ```
-/// use lineage_core::acp::project::{Converter, Options};
+/// use lineage_core::project::{Converter, Options};
 /// let mut c = Converter::new(Default::default(), Options::default());
 /// let mut out = c.header();
 /// for line in [

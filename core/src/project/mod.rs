@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::Side;
+use crate::acp::Side;
 use crate::tree::{
     Change, InteractionKind, InteractionStatus, Outcome, Phase, ProviderPhase, Role, Session,
     SessionKind, Snapshot, ToolStatus,
@@ -143,7 +143,7 @@ struct Asked {
 /// Projects canonical changes to an ACP stream, one push at a time.
 ///
 /// ```
-/// use lineage_core::acp::project::{Options, Projector};
+/// use lineage_core::project::{Options, Projector};
 /// use lineage_core::engine::{Engine, Options as EngineOptions};
 /// let mut engine = Engine::new(EngineOptions::default());
 /// let mut projector = Projector::new(Options::default());

@@ -24,7 +24,7 @@ fn updates<'a>(stream: &'a [AcpMessage], kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-const NESTED: &str = include_str!("../../../../traces/codex/06-nested-grandchild.jsonl");
+const NESTED: &str = include_str!("../../../traces/codex/06-nested-grandchild.jsonl");
 
 #[test]
 fn v1_announces_each_child_under_its_own_parent_before_its_traffic() {
@@ -118,7 +118,7 @@ fn stream_root(stream: &[AcpMessage]) -> Value {
 #[test]
 fn a_root_cancel_is_the_clients_session_cancel_and_children_confirm_with_idle_cancelled() {
     let stream = project(
-        include_str!("../../../../traces/codex/11-user-cancel-full-fanout.jsonl"),
+        include_str!("../../../traces/codex/11-user-cancel-full-fanout.jsonl"),
         Options::default(),
     );
     let cancel = stream
@@ -147,7 +147,7 @@ fn a_root_cancel_is_the_clients_session_cancel_and_children_confirm_with_idle_ca
 #[test]
 fn child_approvals_are_asked_on_the_child_session_and_answered_by_the_client() {
     let stream = project(
-        include_str!("../../../../traces/codex/08-child-approvals.jsonl"),
+        include_str!("../../../traces/codex/08-child-approvals.jsonl"),
         Options::default(),
     );
     let asks: Vec<&AcpMessage> = stream
