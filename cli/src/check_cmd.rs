@@ -120,6 +120,7 @@ fn check_file(path: &Path, args: &CheckArgs) -> Result<FileReport, String> {
     let keep_lines = args.format == CheckFormat::Human;
     let mut engine = Engine::new(Options {
         transcripts: false,
+        view_changes: false,
         acp_spec: args.spec,
         ..Options::default()
     });

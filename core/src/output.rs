@@ -10,7 +10,9 @@ use crate::tree::{Change, Event, Millis};
 /// What one input caused.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Output {
-    /// Canonical changes, in order (none for `acp`, whose Client view has no change log).
+    /// What the input changed, in order, each change self-contained: the session tree's
+    /// changes, or for `acp` the Client view's (`Change::Acp*`, unless
+    /// `engine::Options::view_changes` is off).
     pub changes: Vec<Change>,
     /// Findings, in the order they were raised.
     pub findings: Vec<Finding>,

@@ -65,6 +65,8 @@ fn run(text: &str, options: &Options, transcripts: bool) -> Result<Replay, Repla
     let mut engine = Engine::new(EngineOptions {
         format: options.format,
         transcripts,
+        // `check` reads findings only; `replay` keeps the view's changes as embedders do.
+        view_changes: transcripts,
         acp_spec: options.spec,
         ..EngineOptions::default()
     });

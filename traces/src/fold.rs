@@ -401,3 +401,374 @@ impl Fold {
         Value::Object(out)
     }
 }
+
+/// The Client view of an `acp` trace rebuilt from its changes alone: the `connection`,
+/// `version`, `spec`, `shapes`, `sessions`, `pendingRequests` and `answeredRequests` of
+/// `replay --format json`.
+#[derive(Debug, Default)]
+pub struct AcpFold {
+    head: Map<String, Value>,
+    sessions: Vec<AcpSession>,
+    by_id: BTreeMap<String, usize>,
+    /// (side, id order, id text) → the pending request.
+    pending: BTreeMap<(u8, IdOrder), Value>,
+    answered: Vec<Value>,
+}
+
+/// A JSON-RPC id as the view orders it: numbers (by value), then strings, then `null`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum IdOrder {
+    Int(i64),
+    Text(String),
+    Null,
+}
+
+impl IdOrder {
+    /// From the id's text in a change: a number, a JSON string, or `null`.
+    fn read(text: &str) -> Self {
+        if text == "null" {
+            return IdOrder::Null;
+        }
+        if let Ok(n) = text.parse() {
+            return IdOrder::Int(n);
+        }
+        match serde_json::from_str::<String>(text) {
+            Ok(s) => IdOrder::Text(s),
+            Err(_) => IdOrder::Text(text.to_owned()),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct AcpSession {
+    fields: Map<String, Value>,
+    messages: Vec<Value>,
+    /// Call id → `{status, locallyCancelled, title, kind}`.
+    calls: BTreeMap<String, Value>,
+    transcript: Vec<Value>,
+    plan: Option<Value>,
+}
+
+impl AcpSession {
+    fn new(id: &str) -> Self {
+        let mut fields = Map::new();
+        for (k, v) in [
+            ("id", Value::String(id.to_owned())),
+            ("kind", Value::Null),
+            ("parent", Value::Null),
+            ("title", Value::Null),
+            ("description", Value::Null),
+            ("cwd", Value::Null),
+            ("additionalDirectories", Value::Null),
+            ("_meta", Value::Null),
+            ("conversationTitle", Value::Null),
+            ("state", Value::Null),
+            ("stateCurrent", Value::Bool(false)),
+            ("capabilities", Value::Null),
+            ("effectiveCancel", Value::Bool(false)),
+            ("announced", Value::Bool(false)),
+            ("idleTransitions", Value::from(0)),
+            ("usage", Value::Null),
+        ] {
+            fields.insert(k.into(), v);
+        }
+        Self {
+            fields,
+            messages: Vec::new(),
+            calls: BTreeMap::new(),
+            transcript: Vec::new(),
+            plan: None,
+        }
+    }
+}
+
+/// Is this block a plain text block (`{"type":"text","text":…}` and nothing else)?
+fn plain_text(block: &Value) -> bool {
+    block.get("type") == Some(&Value::String("text".into()))
+        && block.get("text").is_some_and(Value::is_string)
+        && block.as_object().is_some_and(|o| o.len() == 2)
+}
+
+impl AcpFold {
+    /// An empty view.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn session(&mut self, c: &Value) -> Result<&mut AcpSession, String> {
+        let id = text(c, "session")?;
+        let at = *self
+            .by_id
+            .get(&id)
+            .ok_or_else(|| format!("a change names unknown session {id}"))?;
+        self.sessions
+            .get_mut(at)
+            .ok_or_else(|| format!("lost session {id}"))
+    }
+
+    fn set(&mut self, c: &Value, keys: &[(&str, &str)]) -> Result<(), String> {
+        let s = self.session(c)?;
+        for (from, to) in keys {
+            s.fields.insert((*to).into(), field(c, from));
+        }
+        Ok(())
+    }
+
+    /// Applies one change (a JSON object with a `type`); tree changes are refused.
+    pub fn apply(&mut self, c: &Value) -> Result<(), String> {
+        match text(c, "type")?.as_str() {
+            "acp_view_changed" => {
+                for key in ["connection", "version", "spec", "shapes"] {
+                    self.head.insert(key.into(), field(c, key));
+                }
+                if c.get("reset") == Some(&Value::Bool(true)) {
+                    self.pending.clear();
+                }
+                Ok(())
+            }
+            "acp_session_learned" => {
+                let id = text(c, "session")?;
+                if !self.by_id.contains_key(&id) {
+                    self.by_id.insert(id.clone(), self.sessions.len());
+                    self.sessions.push(AcpSession::new(&id));
+                }
+                self.set(c, &[("kind", "kind"), ("parent", "parent")])
+            }
+            "acp_labels_changed" => self.set(
+                c,
+                &[
+                    ("title", "title"),
+                    ("description", "description"),
+                    ("cwd", "cwd"),
+                    ("additionalDirectories", "additionalDirectories"),
+                    ("meta", "_meta"),
+                    ("conversationTitle", "conversationTitle"),
+                ],
+            ),
+            "acp_work_state_changed" => self.set(
+                c,
+                &[
+                    ("state", "state"),
+                    ("stateCurrent", "stateCurrent"),
+                    ("idleTransitions", "idleTransitions"),
+                ],
+            ),
+            "acp_controls_changed" => self.set(
+                c,
+                &[
+                    ("capabilities", "capabilities"),
+                    ("effectiveCancel", "effectiveCancel"),
+                    ("announced", "announced"),
+                ],
+            ),
+            "acp_usage_changed" => self.set(c, &[("usage", "usage")]),
+            "acp_message_changed" => {
+                let index = index_of(c)?;
+                let message = field(c, "message");
+                let s = self.session(c)?;
+                let len = s.messages.len();
+                match s.messages.get_mut(index) {
+                    Some(slot) => *slot = message,
+                    None if index == len => s.messages.push(message),
+                    None => return Err(format!("message past the end: {c}")),
+                }
+                Ok(())
+            }
+            "acp_tool_call_changed" => {
+                let call = text(c, "call")?;
+                let data = json!({"status": field(c, "status"),
+                    "locallyCancelled": field(c, "locallyCancelled"),
+                    "title": field(c, "title"), "kind": field(c, "kind")});
+                self.session(c)?.calls.insert(call, data);
+                Ok(())
+            }
+            "acp_transcript_entry_added" => {
+                let index = index_of(c)?;
+                let entry = field(c, "entry");
+                let s = self.session(c)?;
+                if index != s.transcript.len() {
+                    return Err(format!("entry not at the end: {c}"));
+                }
+                s.transcript.push(entry);
+                Ok(())
+            }
+            "acp_transcript_appended" => self.appended(c),
+            "acp_transcript_cleared" => {
+                let s = self.session(c)?;
+                s.transcript.clear();
+                s.plan = None;
+                Ok(())
+            }
+            "acp_plan_changed" => {
+                let plan = field(c, "plan");
+                self.session(c)?.plan = (!plan.is_null()).then_some(plan);
+                Ok(())
+            }
+            "acp_request_pending" => {
+                let key = request_key(c)?;
+                let view = json!({"line": field(c, "line"), "from": field(c, "from"),
+                    "id": field(c, "id"), "method": field(c, "method"),
+                    "session": field(c, "session")});
+                self.pending.insert(key, view);
+                Ok(())
+            }
+            "acp_request_closed" => {
+                self.pending.remove(&request_key(c)?);
+                Ok(())
+            }
+            "acp_request_answered" => {
+                let mut view = json!({"line": field(c, "line"), "answeredAt": field(c, "answeredAt"),
+                    "id": field(c, "id"), "method": field(c, "method"), "session": field(c, "session")});
+                for key in ["result", "error"] {
+                    if let Some(v) = c.get(key).filter(|v| !v.is_null())
+                        && let Some(obj) = view.as_object_mut()
+                    {
+                        obj.insert(key.into(), v.clone());
+                    }
+                }
+                self.answered.push(view);
+                Ok(())
+            }
+            "acp_cancel_sent" | "acp_replay_window" | "acp_mirror_stale" => Ok(()),
+            other => Err(format!("not an ACP view change: {other}")),
+        }
+    }
+
+    fn appended(&mut self, c: &Value) -> Result<(), String> {
+        let index = index_of(c)?;
+        let block = field(c, "block");
+        let s = self.session(c)?;
+        let content = s
+            .transcript
+            .get_mut(index)
+            .and_then(|e| e.get_mut("content"))
+            .and_then(Value::as_array_mut)
+            .ok_or_else(|| format!("no text entry {index}: {c}"))?;
+        if plain_text(&block)
+            && let Some(last) = content.last_mut().filter(|l| plain_text(l))
+            && let (Some(Value::String(text)), Some(more)) = (
+                last.get_mut("text"),
+                block.get("text").and_then(Value::as_str),
+            )
+        {
+            text.push_str(more);
+            return Ok(());
+        }
+        content.push(block);
+        Ok(())
+    }
+
+    /// The view's JSON (without `format` and `diagnostics`).
+    pub fn document(&self) -> Value {
+        let mut out = Map::new();
+        for key in ["connection", "version", "spec", "shapes"] {
+            out.insert(
+                key.into(),
+                self.head.get(key).cloned().unwrap_or(Value::Null),
+            );
+        }
+        let connected = self.head.get("connection") == Some(&Value::String("connected".into()));
+        let sessions = self.sessions.iter().map(|s| session_view(s, connected));
+        out.insert("sessions".into(), Value::Array(sessions.collect()));
+        let pending = self.pending.values().cloned().collect();
+        out.insert("pendingRequests".into(), Value::Array(pending));
+        if !self.answered.is_empty() {
+            out.insert(
+                "answeredRequests".into(),
+                Value::Array(self.answered.clone()),
+            );
+        }
+        Value::Object(out)
+    }
+}
+
+fn index_of(c: &Value) -> Result<usize, String> {
+    c.get("index")
+        .and_then(Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok())
+        .ok_or_else(|| format!("change without an `index`: {c}"))
+}
+
+fn request_key(c: &Value) -> Result<(u8, IdOrder), String> {
+    let side = match text(c, "from")?.as_str() {
+        "client" => 0,
+        _ => 1,
+    };
+    Ok((side, IdOrder::read(&text(c, "id")?)))
+}
+
+/// What the Client shows as current activity: `disconnected` while the connection is
+/// down, else the current state's name, else `unconfirmed`.
+fn activity(s: &Map<String, Value>, connected: bool) -> Value {
+    if !connected {
+        return Value::String("disconnected".into());
+    }
+    let current = s.get("stateCurrent") == Some(&Value::Bool(true));
+    match s.get("state").and_then(|v| v.get("state")) {
+        Some(Value::String(name)) if current => Value::String(name.clone()),
+        _ => Value::String("unconfirmed".into()),
+    }
+}
+
+fn session_view(s: &AcpSession, connected: bool) -> Value {
+    let f = &s.fields;
+    let get = |k: &str| f.get(k).cloned().unwrap_or(Value::Null);
+    let mut out = Map::new();
+    for key in ["id", "kind", "parent", "title", "description"] {
+        out.insert(key.into(), get(key));
+    }
+    for key in ["cwd", "additionalDirectories", "_meta"] {
+        if !get(key).is_null() {
+            out.insert(key.into(), get(key));
+        }
+    }
+    for key in ["conversationTitle", "state", "stateCurrent"] {
+        out.insert(key.into(), get(key));
+    }
+    out.insert("activity".into(), activity(f, connected));
+    for key in [
+        "capabilities",
+        "effectiveCancel",
+        "announced",
+        "idleTransitions",
+        "usage",
+    ] {
+        out.insert(key.into(), get(key));
+    }
+    out.insert("messages".into(), Value::Array(s.messages.clone()));
+    let calls = s.calls.iter().map(|(id, c)| {
+        json!({"toolCallId": id, "status": c["status"], "locallyCancelled": c["locallyCancelled"]})
+    });
+    out.insert("toolCalls".into(), Value::Array(calls.collect()));
+    if !s.transcript.is_empty() {
+        let entries = s.transcript.iter().map(|e| entry_view(s, e));
+        out.insert("transcript".into(), Value::Array(entries.collect()));
+    }
+    if let Some(plan) = &s.plan {
+        out.insert("plan".into(), plan.clone());
+    }
+    Value::Object(out)
+}
+
+/// A tool-call entry shows the call's current title, kind and status.
+fn entry_view(s: &AcpSession, e: &Value) -> Value {
+    if e.get("type") != Some(&Value::String("tool_call".into())) {
+        return e.clone();
+    }
+    let id = e.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String("tool_call".into()));
+    out.insert("toolCallId".into(), Value::String(id.to_owned()));
+    if let Some(call) = s.calls.get(id) {
+        for (from, to) in [
+            ("title", "title"),
+            ("kind", "toolKind"),
+            ("status", "status"),
+        ] {
+            if let Some(v) = call.get(from).filter(|v| !v.is_null()) {
+                out.insert(to.into(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}

@@ -16,7 +16,7 @@ use lineage_core::engine::{Engine, Options, Output};
 use lineage_core::native;
 use lineage_core::trace::Format;
 use lineage_core::{Change, render};
-use lineage_traces::fold::Fold;
+use lineage_traces::fold::{AcpFold, Fold};
 use lineage_traces::generator::{Shape, generate};
 use serde_json::Value;
 
@@ -189,4 +189,88 @@ fn folding_the_changes_of_native_sources_rebuilds_their_snapshots() {
         }
     }
     assert!(trees >= 30, "only {trees} native trees");
+}
+
+/// Folds an ACP trace's changes and compares the result with the final view's JSON.
+fn check_acp_text(name: &str, text: &str) {
+    let mut engine = Engine::new(Options::default());
+    let mut fold = AcpFold::new();
+    let apply = |out: &Output, fold: &mut AcpFold| {
+        for change in &out.changes {
+            let text = serde_json::to_string(change).unwrap();
+            let back: Change = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{name}: {text} does not read back: {e}"));
+            assert_eq!(&back, change, "{name}: {text} reads back as another change");
+            let value: Value = serde_json::from_str(&text).unwrap();
+            fold.apply(&value)
+                .unwrap_or_else(|e| panic!("{name}: cannot fold {text}: {e}"));
+        }
+    };
+    for line in text.lines() {
+        let out = engine.push_line(line).unwrap();
+        apply(&out, &mut fold);
+    }
+    let end = engine.end().unwrap();
+    apply(&end, &mut fold);
+    let replay = engine.finish().unwrap();
+    assert_eq!(replay.format, Format::Acp, "{name}");
+    let mut expected = render::json(&replay);
+    if let Some(obj) = expected.as_object_mut() {
+        obj.shift_remove("format");
+        obj.shift_remove("diagnostics");
+    }
+    let folded = fold.document();
+    if folded != expected {
+        let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+        let (e, f) = (pretty(&expected), pretty(&folded));
+        let first = e
+            .lines()
+            .zip(f.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let around = |t: &str| {
+            t.lines()
+                .skip(first.saturating_sub(10))
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "{name}: the folded view differs near line {first}:\n--- view\n{}\n--- folded\n{}",
+            around(&e),
+            around(&f)
+        );
+    }
+    assert_eq!(
+        serde_json::to_string(&folded).unwrap(),
+        serde_json::to_string(&expected).unwrap(),
+        "{name}: same values, another member order"
+    );
+}
+
+#[test]
+fn folding_the_changes_of_every_acp_trace_rebuilds_its_client_view() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["acp", "real/claude-agent-acp", "real/codex-acp"] {
+        corpus_files(&root.join(dir), &mut files);
+    }
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = path.strip_prefix(root).unwrap().display().to_string();
+        check_acp_text(&name, &text);
+    }
+    assert!(files.len() > 100, "{}", files.len());
+    for seed in 0..60_u64 {
+        let n = usize::try_from(seed % 7).unwrap() + 1;
+        let shape = match seed % 3 {
+            0 => Shape::Wide { children: n },
+            1 => Shape::Deep { depth: n },
+            _ => Shape::Long {
+                records: 40 + 10 * n,
+            },
+        };
+        let text = generate(Format::Acp, shape, seed);
+        check_acp_text(&format!("acp/{shape:?}/seed{seed}"), &text);
+    }
 }

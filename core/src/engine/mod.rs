@@ -42,13 +42,13 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::acp::rules::Checker;
-use crate::acp::view::{View, ViewOptions};
+use crate::acp::view::{Head, View, ViewOptions};
 pub use crate::output::Output;
 
 use crate::finding::{Code, Finding, Revision};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
-use crate::tree::{Event, Millis, Snapshot};
+use crate::tree::{Change, Event, Millis, Snapshot};
 use detect::Detector;
 use raw::Sides;
 use reader::{Clock, Declared};
@@ -73,6 +73,9 @@ pub struct Options {
     pub acp_spec: Option<Revision>,
     /// Report the canonical events each input was normalized to ([`Output::events`]).
     pub record_events: bool,
+    /// ACP: report what each record changed in the Client view ([`Output::changes`]);
+    /// on by default, `check` turns it off (the conformance findings need none).
+    pub view_changes: bool,
 }
 
 impl Default for Options {
@@ -84,6 +87,7 @@ impl Default for Options {
             transcripts: true,
             acp_spec: None,
             record_events: false,
+            view_changes: true,
         }
     }
 }
@@ -181,6 +185,8 @@ pub struct Engine {
     last_acp: Option<Value>,
     /// [`Engine::end`] was called.
     ended: bool,
+    /// `acp`: the view-wide values as last reported in a change.
+    acp_head: Option<Head>,
 }
 
 impl Engine {
@@ -201,6 +207,7 @@ impl Engine {
             conductor_skipped: false,
             last_acp: None,
             ended: false,
+            acp_head: None,
         }
     }
 
@@ -433,6 +440,7 @@ impl Engine {
                 checker.push_value(line, &value);
                 self.last_acp = Some(value);
                 Output {
+                    changes: view_changes(checker, &mut self.acp_head),
                     findings,
                     ..Output::default()
                 }
@@ -597,6 +605,7 @@ impl Engine {
                 transcripts: options.transcripts,
                 header_version: options.acp_protocol_version,
                 spec: options.acp_spec.unwrap_or_default(),
+                changes: options.view_changes,
             }))),
         });
     }
@@ -664,6 +673,7 @@ impl Engine {
                     self.clock
                         .stamp(line, at, problem.as_deref(), &mut out.findings);
                     checker.push_value(line, &value);
+                    out.changes = view_changes(checker, &mut self.acp_head);
                     self.last_acp = Some(value);
                 }
                 Err(e) => checker.malformed(line, e.to_string()),
@@ -743,6 +753,15 @@ impl Engine {
 
 /// The note for the conductor events that are not on the Agent's hop.
 const CONDUCTOR_SKIPPED: &str = "conductor trace: events between the Client and a proxy, between proxies, and MCP-over-ACP messages are not checked (this one and any later); the events to and from the Agent are";
+
+/// The changes of the Client view since the last call (the view reports what it wrote;
+/// `head` is what was last said of the view as a whole).
+fn view_changes(checker: &mut Checker, head: &mut Option<Head>) -> Vec<Change> {
+    let view = checker.view_mut();
+    let changes = view.take_changes(head.as_ref());
+    *head = Some(view.head());
+    changes
+}
 
 /// Reports what a very deeply nested record did not keep (the record still applies).
 fn depth_note(out: &mut Output, line: usize, note: Option<String>) {

@@ -326,6 +326,7 @@ pub fn replay_observed(
         record_events: options.record_events,
         acp_spec: options.acp_spec,
         transcripts: !options.transcripts_off,
+        view_changes: !options.transcripts_off,
         ..stream.engine_options()
     });
     let count = options

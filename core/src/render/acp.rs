@@ -9,11 +9,12 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::escape;
 use crate::acp::activity;
-use crate::acp::view::{Entry, Message, Session, View};
+use crate::acp::view::json::{MessageJson, kind, message, sorted};
+use crate::acp::view::{Entry, Session, View};
 use crate::finding::{Finding, Revision, Shapes};
 use crate::trace::Format;
 
@@ -108,22 +109,6 @@ struct AnsweredJson<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct MessageJson<'a> {
-    message_id: &'a str,
-    sender: Option<&'a str>,
-    recipient: Option<&'a str>,
-    direction: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sender_message_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recipient_message_id: Option<&'a str>,
-    content: Vec<Value>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<Value>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct ToolCallJson<'a> {
     tool_call_id: &'a str,
     status: &'a str,
@@ -156,25 +141,6 @@ impl<'a> From<&'a Finding> for FindingJson<'a> {
             line: f.line,
             message: &f.message,
         }
-    }
-}
-
-/// A raw payload with every object's keys in sorted order.
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => {
-            let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort();
-            let mut out = Map::new();
-            for k in keys {
-                if let Some(x) = o.get(k) {
-                    out.insert(k.clone(), sorted(x));
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
     }
 }
 
@@ -324,24 +290,6 @@ pub fn check_json_string(files: &[CheckedFile<'_>], pretty: bool) -> String {
     }
 }
 
-fn message<'a>(s: &Session, m: &'a Message) -> MessageJson<'a> {
-    let direction = match (&m.sender, &m.recipient) {
-        (Some(x), _) if *x == s.id => Some("outgoing"),
-        (_, Some(x)) if *x == s.id => Some("incoming"),
-        _ => None,
-    };
-    MessageJson {
-        message_id: &m.id,
-        sender: m.sender.as_deref(),
-        recipient: m.recipient.as_deref(),
-        direction,
-        sender_message_id: m.sender_message.as_deref(),
-        recipient_message_id: m.recipient_message.as_deref(),
-        content: m.content.iter().map(sorted).collect(),
-        meta: m.meta.as_ref().map(sorted),
-    }
-}
-
 fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
     SessionJson {
         id: &s.id,
@@ -373,18 +321,6 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
             .collect(),
         transcript: s.transcript.iter().map(|e| entry(s, e)).collect(),
         plan: s.plan.as_ref().map(sorted),
-    }
-}
-
-/// `child`, `root`, or `unknown` for a session the Client never saw set up or
-/// announced (stray traffic names it): no root, no cancel control.
-fn kind(view: &View, s: &Session) -> &'static str {
-    if s.parent.is_some() {
-        "child"
-    } else if view.is_unknown(&s.id) {
-        "unknown"
-    } else {
-        "root"
     }
 }
 

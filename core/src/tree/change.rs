@@ -224,6 +224,200 @@ pub enum Change {
         /// The session.
         session: SessionId,
     },
+
+    // ---- ACP traces: the Client's view (`replay --format json` of an `acp` trace). Ids
+    // are the wire's strings; JSON values are kept as the view shows them (object keys
+    // in sorted order).
+    /// The view's connection, protocol version, revision and shapes: on the first record
+    /// and whenever one of them changes. A new connection or a disconnect also empties
+    /// the pending requests (and every session's per-connection facts come as
+    /// [`Change::AcpWorkStateChanged`] / [`Change::AcpControlsChanged`]).
+    AcpViewChanged {
+        /// `connected` or `disconnected`.
+        connection: Arc<str>,
+        /// This connection's protocol version.
+        version: Option<u64>,
+        /// The RFD revision the view follows.
+        spec: Arc<str>,
+        /// The revision whose shapes the stream uses.
+        shapes: Arc<str>,
+        /// A new connection began or the connection was lost: the pending requests are
+        /// gone and the replay windows closed.
+        reset: bool,
+    },
+    /// A session the Client learned of (first seen: append it, sessions are in order of
+    /// first appearance), or whose kind or parent became known.
+    AcpSessionLearned {
+        /// The session.
+        session: Arc<str>,
+        /// `root`, `child`, or `unknown` (only stray traffic named it).
+        kind: Arc<str>,
+        /// Its owner (set once, by its first association).
+        parent: Option<Arc<str>>,
+    },
+    /// The parent's labels for a session, or its own conversation title, changed.
+    AcpLabelsChanged {
+        /// The session.
+        session: Arc<str>,
+        /// The parent's label.
+        title: Option<Arc<str>>,
+        /// The parent's description.
+        description: Option<Arc<str>>,
+        /// Its working directory, as the association reported it.
+        cwd: Option<Arc<str>>,
+        /// The association's `additionalDirectories`.
+        additional_directories: Option<serde_json::Value>,
+        /// The association's `_meta`.
+        meta: Option<serde_json::Value>,
+        /// Its own conversation title (`session_info_update`).
+        conversation_title: Option<Arc<str>>,
+    },
+    /// A session's reported work state (with its `stopReason`) or its freshness changed.
+    AcpWorkStateChanged {
+        /// The session.
+        session: Arc<str>,
+        /// The last snapshot (`null`: none).
+        state: serde_json::Value,
+        /// It is a current observation on this connection.
+        state_current: bool,
+        /// Transitions into `idle` so far.
+        idle_transitions: u64,
+    },
+    /// A session's capabilities, effective cancel grant or announcement changed.
+    AcpControlsChanged {
+        /// The session.
+        session: Arc<str>,
+        /// `capabilities` as last reported (`null`: none).
+        capabilities: serde_json::Value,
+        /// May the Client cancel it right now.
+        effective_cancel: bool,
+        /// Announced on this connection since the last reset.
+        announced: bool,
+    },
+    /// A session's last `usage_update` changed.
+    AcpUsageChanged {
+        /// The session.
+        session: Arc<str>,
+        /// The usage (`null`: none).
+        usage: serde_json::Value,
+    },
+    /// A session-directed message was added (`index` is the session's message count) or
+    /// changed (replace message `index`).
+    AcpMessageChanged {
+        /// The transcript's session.
+        session: Arc<str>,
+        /// Its index in the session's messages.
+        index: usize,
+        /// The whole message: `{messageId, sender, recipient, direction, content, …}`.
+        message: serde_json::Value,
+    },
+    /// A tool call was opened or changed (status, title, kind, or shown cancelled
+    /// locally after a Client cancel).
+    AcpToolCallChanged {
+        /// The session that opened it.
+        session: Arc<str>,
+        /// `toolCallId`.
+        call: Arc<str>,
+        /// Its status as the Client shows it.
+        status: Arc<str>,
+        /// Marked cancelled by the Client, until the Agent reports.
+        locally_cancelled: bool,
+        /// Its title as last reported.
+        title: Option<Arc<str>>,
+        /// Its kind as last reported.
+        kind: Option<Arc<str>>,
+    },
+    /// An entry was added to a session's ordinary transcript (`index` is its position).
+    AcpTranscriptEntryAdded {
+        /// The session.
+        session: Arc<str>,
+        /// The entry's index.
+        index: usize,
+        /// `{"type":"agent_message"|"user_message"|"agent_thought","messageId"?,
+        /// "content":[block]}` or `{"type":"tool_call","toolCallId"}`.
+        entry: serde_json::Value,
+    },
+    /// A content block joined the text entry at `index` (a plain text block joins a
+    /// plain text block before it: their texts are concatenated).
+    AcpTranscriptAppended {
+        /// The session.
+        session: Arc<str>,
+        /// The entry's index.
+        index: usize,
+        /// The block.
+        block: serde_json::Value,
+    },
+    /// A new replay epoch replaced the session's ordinary transcript and plan: both are
+    /// empty until written again.
+    AcpTranscriptCleared {
+        /// The session.
+        session: Arc<str>,
+    },
+    /// A session's current plan changed.
+    AcpPlanChanged {
+        /// The session.
+        session: Arc<str>,
+        /// The plan's entries.
+        plan: Option<serde_json::Value>,
+    },
+    /// A request is pending on the live connection (a permission asked, a load sent, …).
+    AcpRequestPending {
+        /// The line of the request.
+        line: usize,
+        /// Who sent it: `client` or `agent`.
+        from: Arc<str>,
+        /// Its JSON-RPC id, as text.
+        id: Arc<str>,
+        /// Its method.
+        method: Arc<str>,
+        /// Its `params.sessionId`.
+        session: Option<Arc<str>>,
+    },
+    /// A pending request got its response (or was replaced by one with the same id).
+    AcpRequestClosed {
+        /// Who sent the request.
+        from: Arc<str>,
+        /// Its id, as text.
+        id: Arc<str>,
+    },
+    /// The Client answered an Agent request (a permission answered or cancelled, …):
+    /// append it to the answered requests.
+    AcpRequestAnswered {
+        /// The line of the request.
+        line: usize,
+        /// The line of the answer.
+        answered_at: usize,
+        /// The request's id, as text.
+        id: Arc<str>,
+        /// Its method.
+        method: Arc<str>,
+        /// Its `params.sessionId`.
+        session: Option<Arc<str>>,
+        /// The result, when it succeeded.
+        result: Option<serde_json::Value>,
+        /// The error response.
+        error: Option<serde_json::Value>,
+    },
+    /// The Client sent `session/cancel` for a session (its confirmation is the session's
+    /// next current `idle`).
+    AcpCancelSent {
+        /// The session.
+        session: Arc<str>,
+    },
+    /// A replay window (`session/load`, or `session/resume` with `replayFrom`) opened or
+    /// closed: what arrives inside it is history.
+    AcpReplayWindow {
+        /// The session being loaded or resumed.
+        session: Arc<str>,
+        /// Opened (`true`) or closed by the response.
+        open: bool,
+    },
+    /// v2: a parent's copy of a state the child's own stream had moved past was not
+    /// applied (a stale mirror never replaces newer state).
+    AcpMirrorStale {
+        /// The child.
+        session: Arc<str>,
+    },
 }
 
 impl ProviderState {

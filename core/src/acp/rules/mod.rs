@@ -80,6 +80,7 @@ impl Checker {
                 transcripts: false,
                 header_version,
                 spec: Revision::Seed,
+                changes: false,
             }),
             findings: Vec::new(),
             answered: BTreeSet::new(),
@@ -106,6 +107,11 @@ impl Checker {
     /// The Client's view so far.
     pub fn view(&self) -> &View {
         &self.view
+    }
+
+    /// The view, to take the changes of the records pushed (the engine's `Output`).
+    pub(crate) fn view_mut(&mut self) -> &mut View {
+        &mut self.view
     }
 
     /// The findings so far (unsorted; end-of-trace findings come from [`Checker::finish`]).

@@ -42,6 +42,8 @@
 //! assert!(view.effective_cancel("A"));
 //! ```
 
+mod changes;
+pub(crate) mod json;
 mod pool;
 mod reduce;
 #[cfg(test)]
@@ -49,6 +51,7 @@ mod tests;
 mod tour;
 mod transcript;
 
+pub(crate) use changes::Head;
 pub(crate) use reduce::is_content_block;
 
 use std::sync::Arc;
@@ -74,6 +77,9 @@ pub struct ViewOptions {
     /// The RFD revision whose Client semantics the view follows (the cancel cascade,
     /// participant patches).
     pub spec: Revision,
+    /// Report what each record changed (the engine's `Output::changes`); the checker
+    /// alone needs none.
+    pub changes: bool,
 }
 
 impl Default for ViewOptions {
@@ -82,6 +88,7 @@ impl Default for ViewOptions {
             transcripts: true,
             header_version: None,
             spec: Revision::Seed,
+            changes: true,
         }
     }
 }
@@ -269,6 +276,13 @@ impl Session {
             || self.state_current_on.is_some()
     }
 
+    /// Does it hold a fact of connection `conn`?
+    fn stamped_on(&self, conn: u64) -> bool {
+        self.announced_on == Some(conn)
+            || self.cancel_granted_on == Some(conn)
+            || self.state_current_on == Some(conn)
+    }
+
     /// A message of its transcript.
     pub fn message(&self, id: &str) -> Option<&Message> {
         self.messages
@@ -397,6 +411,8 @@ pub struct View {
     draft_shapes: Option<Shapes>,
     /// The work states and capabilities sessions hold, shared between equal ones.
     pool: Pool,
+    /// What the records applied since the engine last asked wrote (changes option).
+    touches: Vec<changes::Touch>,
 }
 
 impl View {
@@ -422,6 +438,7 @@ impl View {
             later_shapes: None,
             draft_shapes: None,
             pool: Pool::default(),
+            touches: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use imbl::{OrdSet, Vector};
 use serde_json::{Map, Value};
 
+use super::changes::Touch;
 use super::{
     Attempt, ChildStream, ClientCaps, Id, Message, Path, Pending, Session, Set, View, Window,
 };
@@ -56,6 +57,7 @@ impl View {
     /// A new connection: every per-connection fact (announcements, effective grants,
     /// current states, pending requests, replay windows) becomes stale at once.
     pub(crate) fn connect(&mut self) {
+        self.connection_ends();
         self.conn += 1;
         self.connected = true;
         self.version = self.options.header_version;
@@ -66,9 +68,26 @@ impl View {
     /// The connection is lost: nothing learned on it stays current, and no outcome is
     /// invented for unfinished work.
     pub(crate) fn disconnect(&mut self) {
+        self.connection_ends();
         self.conn += 1;
         self.connected = false;
         self.clear_connection_state();
+    }
+
+    /// Marks the end of this connection: every session holding one of its facts (an
+    /// announcement, a grant, a current state) loses it.
+    fn connection_ends(&mut self) {
+        if !self.options.changes {
+            return;
+        }
+        self.touch(Touch::Connection);
+        let conn = self.conn;
+        for id in self.tour.members(Set::Stamped) {
+            if self.sessions.get(&id).is_some_and(|s| s.stamped_on(conn)) {
+                self.touch(Touch::Work(id.clone()));
+                self.touch(Touch::Controls(id));
+            }
+        }
     }
 
     fn clear_connection_state(&mut self) {
@@ -138,12 +157,16 @@ impl View {
                     return;
                 };
                 s.setup_on = Some(conn);
-                s.set_up = true;
+                let was_set_up = std::mem::replace(&mut s.set_up, true);
                 let root = s.id.clone();
+                if !was_set_up {
+                    self.touch(Touch::Identity(root.clone()));
+                }
                 let replay = is_replay_request(method, params);
                 self.reset_subtree(&root, replay);
                 if let Some(id) = id {
                     if replay {
+                        self.touch(Touch::ReplayWindow(root.clone(), true));
                         self.windows.insert(id.clone(), Window { root, line });
                     } else {
                         self.attempts.insert(
@@ -160,6 +183,7 @@ impl View {
                 if let Some(target) = wire::session_id(params) {
                     if let Some((id, _)) = self.sessions.get_key_value(target) {
                         let id = id.clone();
+                        self.touch(Touch::CancelSent(id.clone()));
                         self.cancelled.insert(id);
                     }
                     self.cancel_tool_calls(target, self.cancel_cascades());
@@ -178,7 +202,12 @@ impl View {
     /// to clear, and one with no message of its current epoch shows the same transcript
     /// whether its epoch moves or not (epochs are only ever compared for equality).
     fn reset_subtree(&mut self, root: &Id, replay: bool) {
+        let conn = self.conn;
         for id in self.stamped_descendants(root) {
+            if self.sessions.get(&id).is_some_and(|s| s.stamped_on(conn)) {
+                self.touch(Touch::Work(id.clone()));
+                self.touch(Touch::Controls(id.clone()));
+            }
             if let Some(s) = self.sessions.get_mut(&id).map(Arc::make_mut) {
                 s.announced_on = None;
                 s.cancel_granted_on = None;
@@ -214,16 +243,26 @@ impl View {
             ("session/new" | "session/fork", Ok(result)) => {
                 let conn = self.conn;
                 if let Some(s) = wire::session_id(result).and_then(|id| self.session_mut(id)) {
+                    let id = s.id.clone();
                     if s.parent.is_none() {
                         s.agent_root = true;
                         s.set_up = true;
                     }
                     s.setup_on = Some(conn);
+                    self.touch(Touch::Identity(id));
                 }
             }
             ("session/load" | "session/resume", _) => {
-                self.windows.remove(&request.id);
-                if let Some(attempt) = self.attempts.remove(&request.id)
+                if let Some(window) = self.windows.remove(&request.id) {
+                    self.touch(Touch::ReplayWindow(window.root, false));
+                }
+                let attempt = self.attempts.remove(&request.id);
+                // The attempt's end decides what its grants and states are.
+                for id in attempt.iter().flat_map(|a| a.touched.iter()) {
+                    self.touch(Touch::Work(id.clone()));
+                    self.touch(Touch::Controls(id.clone()));
+                }
+                if let Some(attempt) = attempt
                     && outcome.is_err()
                 {
                     // A failed resume voids the grants and states received during it.
@@ -260,11 +299,13 @@ impl View {
                     && let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut)
                 {
                     s.conversation_title = title;
+                    self.touch(Touch::Labels(outer));
                 }
             }
             "usage_update" => {
                 if let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut) {
                     s.usage = Some(Value::Object(wire::state_update_snapshot(u.update)));
+                    self.touch(Touch::Usage(outer));
                 }
             }
             "tool_call" | "tool_call_update" => self.tool_call(&outer, u.kind, u.update),
@@ -310,6 +351,7 @@ impl View {
             if !fresh {
                 self.tour.link(parent, &child);
             }
+            self.touch(Touch::Identity(child.clone()));
         }
         let attempt_covers = self.resume_pending_over(&child);
         let Some(s) = self.sessions.get_mut(&child).map(Arc::make_mut) else {
@@ -318,9 +360,12 @@ impl View {
         if !s.stamped() {
             self.tour.mark(Set::Stamped, &child, true);
         }
+        let labels_before = Labels::of(s);
+        let controls_before = (s.capabilities.clone(), s.announced_on, s.cancel_granted_on);
         s.announced_on = Some(conn);
         patch_labels(s, update);
         patch_meta(&mut s.meta, update, merge_meta);
+        let labels_changed = Labels::of(s) != labels_before;
         let mut granted = false;
         match object_patch(update, "capabilities") {
             Patch::Omitted | Patch::Invalid(_) => {}
@@ -336,6 +381,14 @@ impl View {
                 s.cancel_granted_on = (cancel && !in_replay).then_some(conn);
                 granted = cancel && !in_replay;
             }
+        }
+        let controls_changed =
+            (s.capabilities.clone(), s.announced_on, s.cancel_granted_on) != controls_before;
+        if labels_changed {
+            self.touch(Touch::Labels(child.clone()));
+        }
+        if controls_changed {
+            self.touch(Touch::Controls(child.clone()));
         }
         match object_patch(update, "state") {
             Patch::Omitted | Patch::Invalid(_) => {}
@@ -381,6 +434,7 @@ impl View {
             }
             s.child_stream = Some(stream);
             if stale {
+                self.touch(Touch::MirrorStale(id.clone()));
                 return;
             }
         }
@@ -390,6 +444,7 @@ impl View {
             self.tour.mark(Set::Stamped, id, true);
         }
         let changed = s.state != snapshot;
+        let work_before = (s.state_current_on, s.idle_transitions);
         let name = snapshot
             .as_ref()
             .and_then(|v| v.get("state"))
@@ -403,7 +458,11 @@ impl View {
             && snapshot.as_ref().and_then(|v| v.get("stopReason")) == Some(&"cancelled".into());
         s.state = snapshot;
         s.state_current_on = current.then_some(conn);
+        let work_changed = changed || (s.state_current_on, s.idle_transitions) != work_before;
         let working = current && matches!(s.state_name(), Some("running" | "requires_action"));
+        if work_changed {
+            self.touch(Touch::Work(id.clone()));
+        }
         if working != was_working {
             self.tour.mark(Set::Working, id, working);
         }
@@ -491,6 +550,7 @@ impl View {
             }
         }
         write_content(m, update, chunk, epoch, transcripts, merge_meta);
+        self.touch(Touch::Message(outer.clone(), index));
     }
 
     /// Enters or leaves the open-call index (and the tour's `OpenCalls` set with it).
@@ -546,6 +606,9 @@ impl View {
                     c.locally_cancelled = true;
                 }
             }
+            for call in calls {
+                self.touch(Touch::ToolCall(session.clone(), call));
+            }
         }
     }
 
@@ -558,11 +621,15 @@ impl View {
         {
             self.set_interaction(&session.clone(), &request.id, true);
         }
+        if self.options.changes {
+            self.touch(Touch::RequestPending(Box::new(request.clone())));
+        }
         self.pending.insert(key, request);
     }
 
     fn remove_pending(&mut self, key: &(Side, RpcId)) -> Option<Pending> {
         let request = self.pending.remove(key)?;
+        self.touch(Touch::RequestClosed(key.0, key.1.clone()));
         if is_interaction(&request)
             && let Some(session) = &request.session
         {
@@ -615,6 +682,7 @@ impl View {
             Arc::new(Session::new(id.clone(), self.next_seq)),
         );
         self.next_seq += 1;
+        self.touch(Touch::Identity(id.clone()));
         match parent {
             Some(parent) => self.tour.add_under(parent, &id),
             None => self.tour.add(&id),
@@ -785,6 +853,28 @@ fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
         Some(Value::Null) => s.additional_directories = None,
         Some(dirs @ Value::Array(_)) => s.additional_directories = Some(dirs.clone()),
         Some(_) => {}
+    }
+}
+
+/// A session's labels, to tell whether an association changed them.
+#[derive(PartialEq)]
+struct Labels {
+    title: Option<Arc<str>>,
+    description: Option<Arc<str>>,
+    cwd: Option<Arc<str>>,
+    additional_directories: Option<Value>,
+    meta: Option<Value>,
+}
+
+impl Labels {
+    fn of(s: &Session) -> Self {
+        Self {
+            title: s.title.clone(),
+            description: s.description.clone(),
+            cwd: s.cwd.clone(),
+            additional_directories: s.additional_directories.clone(),
+            meta: s.meta.clone(),
+        }
     }
 }
 

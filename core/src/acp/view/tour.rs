@@ -466,6 +466,13 @@ fn spread(base: Label, size: Label, before: usize, after: usize) -> impl Fn(usiz
     }
 }
 
+impl Tour {
+    /// Every member of `set`, in tour order.
+    pub(super) fn members(&self, set: Set) -> Vec<Id> {
+        self.sets.get(set).values().cloned().collect()
+    }
+}
+
 #[cfg(test)]
 impl Tour {
     /// Test support: spans, labels, roots and sets agree with each other.
@@ -494,11 +501,6 @@ impl Tour {
             covered += size;
         }
         assert_eq!(covered, self.spans.len(), "every session is in one tree");
-    }
-
-    /// Test support: every member of `set`, in tour order.
-    pub(super) fn members(&self, set: Set) -> Vec<Id> {
-        self.sets.get(set).values().cloned().collect()
     }
 }
 

@@ -17,6 +17,8 @@ use std::sync::Arc;
 use imbl::Vector;
 use serde_json::{Map, Value};
 
+use super::changes::Touch;
+use super::json::sorted;
 use super::reduce::is_open;
 use super::{Answered, Entry, Id, Pending, Set, ToolCall, View};
 use crate::acp::wire;
@@ -33,9 +35,13 @@ impl View {
             return false;
         };
         if s.transcript_epoch != s.replay_epoch {
+            let shown = !s.transcript.is_empty() || s.plan.is_some();
             s.transcript = Vector::new();
             s.plan = None;
             s.transcript_epoch = s.replay_epoch;
+            if shown {
+                self.touch(Touch::TranscriptCleared(session.clone()));
+            }
         }
         self.tour.mark(Set::Transcript, session, true);
         true
@@ -62,6 +68,7 @@ impl View {
             .get("messageId")
             .and_then(Value::as_str)
             .map(Into::into);
+        let index = s.transcript.len().saturating_sub(1);
         if let Some(last) = s.transcript.back_mut().map(Arc::make_mut)
             && let Entry::Text {
                 kind: k,
@@ -72,13 +79,26 @@ impl View {
             && *m == message_id
         {
             content.push_back(block.clone());
+            self.touch(Touch::EntryAppended(session.clone(), index, sorted(block)));
             return;
         }
+        let index = s.transcript.len();
+        let mut entry = Map::new();
+        entry.insert("type".into(), Value::from(kind));
+        if let Some(id) = &message_id {
+            entry.insert("messageId".into(), Value::from(&**id));
+        }
+        entry.insert("content".into(), Value::Array(vec![sorted(block)]));
         s.transcript.push_back(Arc::new(Entry::Text {
             kind,
             message_id,
             content: Vector::unit(block.clone()),
         }));
+        self.touch(Touch::EntryAdded(
+            session.clone(),
+            index,
+            Value::Object(entry),
+        ));
     }
 
     /// A `plan` update: its `entries` replace the current plan.
@@ -88,6 +108,7 @@ impl View {
         }
         if let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) {
             s.plan = Some(update.get("entries").cloned().unwrap_or(Value::Null));
+            self.touch(Touch::Plan(session.clone()));
         }
     }
 
@@ -110,6 +131,7 @@ impl View {
             return;
         }
         let key: Arc<str> = existing.clone().unwrap_or_else(|| call.into());
+        let mut added = None;
         let mut entry = s.tool_calls.get(call).cloned().unwrap_or(ToolCall {
             status: "pending".into(),
             locally_cancelled: false,
@@ -129,6 +151,7 @@ impl View {
             }
             if entry.shown_in != Some(s.replay_epoch) {
                 entry.shown_in = Some(s.replay_epoch);
+                added = Some(s.transcript.len());
                 s.transcript
                     .push_back(Arc::new(Entry::ToolCall(key.clone())));
             }
@@ -140,6 +163,11 @@ impl View {
         if opens && existing.is_none() {
             self.call_owners.insert(key.clone(), session.clone());
         }
+        if let Some(index) = added {
+            let entry = serde_json::json!({"type": "tool_call", "toolCallId": &*key});
+            self.touch(Touch::EntryAdded(session.clone(), index, entry));
+        }
+        self.touch(Touch::ToolCall(session.clone(), key.clone()));
         if touched_status {
             self.set_open_call(&session, key, open);
         }
@@ -158,6 +186,7 @@ impl View {
                 line,
                 outcome: outcome.cloned().map_err(Clone::clone),
             }));
+            self.touch(Touch::Answered(self.answered.len() - 1));
         }
     }
 
