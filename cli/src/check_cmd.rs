@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
-use lineage_core::engine::{Engine, EngineError, Options};
+use lineage_core::engine::{Engine, Options, UNKNOWN_FORMAT};
 use lineage_core::finding::{Finding, Revision, Shapes};
 use lineage_core::trace::Format;
 
@@ -94,7 +94,7 @@ fn check_path(path: &Path, args: &CheckArgs) -> Vec<FileReport> {
             Ok(path) if native_source::kind(&path).is_some() => native_files.push(path),
             Ok(path) => match check_file(&path, args) {
                 Ok(report) => reports.push(report),
-                Err(error) if error == EngineError::UnknownFormat.to_string() => {
+                Err(error) if error.starts_with(UNKNOWN_FORMAT) => {
                     untold.push(reports.len());
                     reports.push(FileReport::failed(&path, error));
                 }

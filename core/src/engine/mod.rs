@@ -49,7 +49,7 @@ use crate::finding::{Code, Finding, Revision};
 use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Change, Event, Millis, Snapshot};
-use detect::Detector;
+use detect::{Detector, Held};
 use raw::Sides;
 use reader::{Clock, Declared};
 
@@ -92,12 +92,17 @@ impl Default for Options {
     }
 }
 
+/// How an [`EngineError::UnknownFormat`] message begins.
+pub const UNKNOWN_FORMAT: &str = "cannot tell the trace format";
+
 /// The input cannot be processed at all (a usage error, not a finding).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
-    /// No header, no [`Options::format`], and no record whose shape tells the format.
-    #[error("cannot tell the trace format: add a header line or pass --input-format")]
-    UnknownFormat,
+    /// No header, no [`Options::format`], and no record whose shape tells the format
+    /// (within the first 50 records, or before the trace ended): which lines were read
+    /// and why each told nothing.
+    #[error("cannot tell the trace format: {0}; add a header line or pass --input-format")]
+    UnknownFormat(Untold),
     /// This kind of input does not belong to the trace's format.
     #[error("{input} cannot be pushed into a `{format}` trace")]
     WrongInput {
@@ -106,6 +111,65 @@ pub enum EngineError {
         /// What was pushed.
         input: &'static str,
     },
+}
+
+/// Why a trace's format could not be told: the records read and what each told.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Untold {
+    /// How many records were read.
+    pub records: usize,
+    /// Each reason, in the order first met.
+    pub reasons: Vec<UntoldReason>,
+}
+
+/// One reason records told no format, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntoldReason {
+    /// Why.
+    pub why: String,
+    /// The first (at most three) physical lines that gave it.
+    pub lines: Vec<usize>,
+    /// How many lines gave it.
+    pub count: usize,
+}
+
+impl Untold {
+    /// The record at `line` told no format, because of `why`.
+    fn note(&mut self, line: usize, why: String) {
+        self.records += 1;
+        match self.reasons.iter_mut().find(|r| r.why == why) {
+            Some(reason) => {
+                reason.count += 1;
+                if reason.lines.len() < 3 {
+                    reason.lines.push(line);
+                }
+            }
+            None => self.reasons.push(UntoldReason {
+                why,
+                lines: vec![line],
+                count: 1,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Untold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.reasons.is_empty() {
+            return f.write_str("no record was read");
+        }
+        for (i, reason) in self.reasons.iter().enumerate() {
+            let lines: Vec<String> = reason.lines.iter().map(ToString::to_string).collect();
+            let plural = if reason.count > 1 { "lines" } else { "line" };
+            let sep = if i == 0 { "" } else { "; " };
+            write!(f, "{sep}{plural} {}", lines.join(", "))?;
+            if reason.count > reason.lines.len() {
+                write!(f, " ({} in all)", reason.count)?;
+            }
+            write!(f, ": {}", reason.why)?;
+        }
+        Ok(())
+    }
 }
 
 /// The state a trace folds into.
@@ -236,7 +300,11 @@ impl Engine {
     /// assert_eq!(Engine::message_format(&m), Some(Format::Acp));
     /// ```
     pub fn message_format(message: &Value) -> Option<Format> {
-        raw::format_of(message)
+        let obj = message.as_object()?;
+        if obj.contains_key("from") || obj.contains_key("event") {
+            return None;
+        }
+        detect::unenveloped(obj).ok()
     }
 
     /// `acp` only: the record the last push gave the conformance checker, as the engine
@@ -360,12 +428,16 @@ impl Engine {
             return Ok(self.keep(out, before));
         }
         if self.arm.is_none() {
-            match self.options.format.or_else(|| detect::from_line(text)) {
-                Some(format) => self.start(format),
-                None => {
+            match self
+                .options
+                .format
+                .map_or_else(|| detect::from_line(text), Ok)
+            {
+                Ok(format) => self.start(format),
+                Err(why) => {
                     return self
                         .detector
-                        .hold(self.line, text)
+                        .hold(self.line, Held::Line(text.to_owned()), &why)
                         .map(|()| Output::default());
                 }
             }
@@ -377,7 +449,13 @@ impl Engine {
 
     /// Pushes an already-parsed provider record (`codex-app-server`, `claude-sdk`, or an
     /// `acp` message as `{from, message}`; ACP transport events go in as lines); it counts
-    /// as the next line.
+    /// as the next line, and reports what [`Engine::push_line`] reports for a line holding
+    /// it: a `from` that is not one of the format's sides is a `malformed-record` (the
+    /// record is not applied), a bad `at` (a record deserialized from a line keeps why)
+    /// is `at-invalid`, an `at` earlier than an earlier record's is `at-backwards`. Before
+    /// the format is known, a record that tells none (a client's response, say) is held
+    /// like a line. A record without `at` does not move time (see
+    /// [`Engine::poll_timeout`]).
     ///
     /// ```
     /// use lineage_core::engine::{Engine, Options};
@@ -422,28 +500,46 @@ impl Engine {
         self.seen_content = true;
         let before = self.checker_count();
         if self.arm.is_none() {
-            let format = self
+            let told = self
                 .options
                 .format
-                .or_else(|| detect::from_record(&record.from, &record.message))
-                .ok_or(EngineError::UnknownFormat)?;
-            self.start(format);
+                .map_or_else(|| detect::from_record(&record.from, &record.message), Ok);
+            match told {
+                Ok(format) => self.start(format),
+                Err(why) => {
+                    let held = Held::Record(record.into_owned());
+                    return self
+                        .detector
+                        .hold(self.line, held, &why)
+                        .map(|()| Output::default());
+                }
+            }
         }
         let line = self.line;
         let mut out = self.release_held();
-        out.append(match self.arm.as_mut() {
+        out.append(self.record(line, record)?);
+        Ok(self.keep(out, before))
+    }
+
+    /// One parsed record of the resolved format, read as a line holding it would be: its
+    /// `at` is stamped (`at-invalid`, `at-backwards`), and a Codex or Claude record whose
+    /// `from` is not one of the format's two sides is a `malformed-record`, not applied.
+    fn record(
+        &mut self,
+        line: usize,
+        record: Cow<'_, ProviderRecord>,
+    ) -> Result<Output, EngineError> {
+        let mut out = Output::default();
+        let format = match self.arm.as_mut() {
             Some(Arm::Acp(checker)) => {
-                let mut findings = Vec::new();
                 let problem = record.at_problem();
-                self.clock.stamp(line, record.at, problem, &mut findings);
+                self.clock
+                    .stamp(line, record.at, problem, &mut out.findings);
                 let value = record.into_owned().into_acp_value();
                 checker.push_value(line, &value);
+                out.changes = view_changes(checker, &mut self.acp_head);
                 self.last_acp = Some(value);
-                Output {
-                    changes: view_changes(checker, &mut self.acp_head),
-                    findings,
-                    ..Output::default()
-                }
+                return Ok(out);
             }
             Some(Arm::Canonical) | None => {
                 return Err(EngineError::WrongInput {
@@ -451,9 +547,20 @@ impl Engine {
                     input: "a provider record",
                 });
             }
-            Some(_) => self.provider_record(line, &record),
-        });
-        Ok(self.keep(out, before))
+            Some(Arm::Codex(_)) => Format::CodexAppServer,
+            Some(Arm::Claude(_)) => Format::ClaudeSdk,
+        };
+        if let Err(e) = providers::check_side(format, &record.from) {
+            let looks = detect::from_record(&record.from, &record.message).ok();
+            let finding = reader::malformed_as(line, &e, self.declared(), looks);
+            out.findings.push(finding);
+            return Ok(out);
+        }
+        let problem = record.at_problem();
+        self.clock
+            .stamp(line, record.at, problem, &mut out.findings);
+        out.append(self.provider_record(line, &record));
+        Ok(out)
     }
 
     /// Pushes a canonical event (a `canonical` trace, or no format yet); it counts as the
@@ -480,6 +587,12 @@ impl Engine {
 
     /// The next instant (ms, the records' clock) at which a time rule fires if no record
     /// arrives first: the Claude continuation guard's 30 s wait.
+    ///
+    /// Time comes only from records' `at`. A record without one neither advances time
+    /// (no due rule fires at it) nor arms a deadline: a continuation reserved at such a
+    /// record has no deadline, so this stays `None` and the reservation never times out;
+    /// it ends only when the continuation's root output arrives or the root turn is
+    /// canceled.
     pub fn poll_timeout(&self) -> Option<Millis> {
         match &self.arm {
             Some(Arm::Claude(adapter)) => adapter.deadline(),
@@ -511,7 +624,10 @@ impl Engine {
     /// ```
     pub fn end(&mut self) -> Result<Output, EngineError> {
         if self.arm.is_none() {
-            let format = self.options.format.ok_or(EngineError::UnknownFormat)?;
+            let format = self
+                .options
+                .format
+                .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
             self.start(format);
         }
         if std::mem::replace(&mut self.ended, true) {
@@ -541,7 +657,10 @@ impl Engine {
     /// findings (nothing has ended).
     pub fn stop(mut self) -> Result<Replay, EngineError> {
         if self.arm.is_none() {
-            let format = self.options.format.ok_or(EngineError::UnknownFormat)?;
+            let format = self
+                .options
+                .format
+                .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
             self.start(format);
         }
         let before = self.checker_count();
@@ -610,11 +729,22 @@ impl Engine {
         });
     }
 
-    /// Applies the lines held while the format was unknown.
+    /// Applies the lines and records held while the format was unknown.
     fn release_held(&mut self) -> Output {
         let mut out = Output::default();
-        for (line, text) in self.detector.take() {
-            out.append(self.line_record(line, &text));
+        for (line, held) in self.detector.take() {
+            match held {
+                Held::Line(text) => out.append(self.line_record(line, &text)),
+                Held::Record(record) => match self.record(line, Cow::Owned(record)) {
+                    Ok(applied) => out.append(applied),
+                    // A canonical trace holds no provider record: its format is never
+                    // detected from one.
+                    Err(e) => {
+                        out.findings
+                            .push(Finding::new(line, Code::MalformedRecord, e.to_string()))
+                    }
+                },
+            }
         }
         out
     }
@@ -641,43 +771,7 @@ impl Engine {
                         .push(reader::malformed(line, &e, declared, text)),
                 }
             }
-            Some(Arm::Acp(checker)) => match trace::parse_line::<Value>(text, Format::Acp) {
-                Ok((value, note)) => {
-                    depth_note(&mut out, line, note);
-                    let value = if conductor::is_event(&value) {
-                        match conductor::record(&value) {
-                            Some(record) => record,
-                            None => {
-                                if !std::mem::replace(&mut self.conductor_skipped, true) {
-                                    out.findings.push(Finding::new(
-                                        line,
-                                        Code::NativeRecordSkipped,
-                                        CONDUCTOR_SKIPPED,
-                                    ));
-                                }
-                                return out;
-                            }
-                        }
-                    } else {
-                        value
-                    };
-                    // An unenveloped JSON-RPC message: its side is read from it.
-                    let value = if raw::is_message_of(Format::Acp, &value) {
-                        let from = self.sides.infer(Format::Acp, &value);
-                        serde_json::json!({"from": from, "message": value})
-                    } else {
-                        value
-                    };
-                    let at = value.get("at").map_or(At::Absent, At::read);
-                    let (at, problem) = at.split();
-                    self.clock
-                        .stamp(line, at, problem.as_deref(), &mut out.findings);
-                    checker.push_value(line, &value);
-                    out.changes = view_changes(checker, &mut self.acp_head);
-                    self.last_acp = Some(value);
-                }
-                Err(e) => checker.malformed(line, e.to_string()),
-            },
+            Some(Arm::Acp(_)) => out.append(self.acp_line(line, text)),
             Some(Arm::Codex(_) | Arm::Claude(_)) => {
                 let format = self.format().unwrap_or(Format::CodexAppServer);
                 match providers::parse_record(text, format) {
@@ -696,6 +790,64 @@ impl Engine {
                     },
                 }
             }
+        }
+        out
+    }
+
+    /// One line of an `acp` trace: a conductor event or an unenveloped message becomes the
+    /// record it carries; its `at` is stamped, then the checker reads it (and keeps its
+    /// own findings).
+    fn acp_line(&mut self, line: usize, text: &str) -> Output {
+        let mut out = Output::default();
+        let Some(Arm::Acp(checker)) = &mut self.arm else {
+            return out;
+        };
+        match trace::parse_line::<Value>(text, Format::Acp) {
+            Ok((value, note)) => {
+                depth_note(&mut out, line, note);
+                let value = if conductor::is_event(&value) {
+                    match conductor::record(&value) {
+                        Some(record) => record,
+                        None => {
+                            if !std::mem::replace(&mut self.conductor_skipped, true) {
+                                out.findings.push(Finding::new(
+                                    line,
+                                    Code::NativeRecordSkipped,
+                                    CONDUCTOR_SKIPPED,
+                                ));
+                            }
+                            return out;
+                        }
+                    }
+                } else if value.as_object().is_some_and(detect::is_adapter_recording) {
+                    let why = detect::ADAPTER_RECORDING;
+                    checker.malformed(line, format!("not a valid acp record: {why}"));
+                    return out;
+                } else {
+                    value
+                };
+                // An unenveloped JSON-RPC message: its side is read from it.
+                let value = if raw::is_message_of(Format::Acp, &value) {
+                    let from = self.sides.infer(Format::Acp, &value);
+                    serde_json::json!({"from": from, "message": value})
+                } else {
+                    value
+                };
+                let at = value.get("at").map_or(At::Absent, At::read);
+                let (at, problem) = at.split();
+                self.clock
+                    .stamp(line, at, problem.as_deref(), &mut out.findings);
+                // A bad `at` is reported once (`at-invalid`), and the record applies
+                // without a time, as a parsed record does.
+                let mut value = value;
+                if let (Some(_), Some(obj)) = (&problem, value.as_object_mut()) {
+                    obj.shift_remove("at");
+                }
+                checker.push_value(line, &value);
+                out.changes = view_changes(checker, &mut self.acp_head);
+                self.last_acp = Some(value);
+            }
+            Err(e) => checker.malformed(line, e.to_string()),
         }
         out
     }

@@ -3,7 +3,7 @@
 //! a proxy's JSON-RPC log). Each line is one message; which side wrote it is read from
 //! the message itself.
 //!
-//! Owns: telling the format of such a line, and its side:
+//! Owns: telling the side of such a line (its format is told by `detect`):
 //! - Claude Code stream-json: a `user` message without a `uuid` is the host's (the CLI's
 //!   own `user` records carry one); a `control_request` is the CLI's when it asks the host
 //!   (`can_use_tool`, `hook_callback`, `mcp_message`, `elicitation`), the host's otherwise
@@ -25,25 +25,6 @@ use serde_json::Value;
 
 use crate::trace::Format;
 
-/// The format an unenveloped message's shape tells, if any.
-pub(super) fn format_of(value: &Value) -> Option<Format> {
-    let obj = value.as_object()?;
-    if obj.contains_key("from") || obj.contains_key("event") {
-        return None;
-    }
-    if let Some(kind) = obj.get("type").and_then(Value::as_str) {
-        return CLAUDE_TYPES.contains(&kind).then_some(Format::ClaudeSdk);
-    }
-    let method = obj.get("method").and_then(Value::as_str)?;
-    if ACP_METHODS.iter().any(|p| method.starts_with(p))
-        || (method == "initialize" && value.pointer("/params/protocolVersion").is_some())
-    {
-        Some(Format::Acp)
-    } else {
-        Some(Format::CodexAppServer)
-    }
-}
-
 /// Is `value` an unenveloped message of `format`, the format being known already? Any
 /// object without the envelope is: a JSON-RPC message (a response or an extension method
 /// tells no format by itself) for ACP and Codex, a typed message for Claude.
@@ -51,7 +32,10 @@ pub(super) fn is_message_of(format: Format, value: &Value) -> bool {
     let Some(obj) = value.as_object() else {
         return false;
     };
-    if obj.contains_key("from") || obj.contains_key("event") {
+    if obj.contains_key("from")
+        || obj.contains_key("event")
+        || super::detect::is_adapter_recording(obj)
+    {
         return false;
     }
     match format {
@@ -62,29 +46,6 @@ pub(super) fn is_message_of(format: Format, value: &Value) -> bool {
         Format::Canonical => false,
     }
 }
-
-/// `type`s of Claude Code stream-json messages (either direction).
-const CLAUDE_TYPES: [&str; 10] = [
-    "system",
-    "assistant",
-    "user",
-    "result",
-    "stream_event",
-    "control_request",
-    "control_response",
-    "control_cancel_request",
-    "keep_alive",
-    "tool_progress",
-];
-
-/// Method prefixes only ACP uses.
-const ACP_METHODS: [&str; 5] = [
-    "session/",
-    "fs/",
-    "terminal/",
-    "authenticate",
-    "elicitation/",
-];
 
 /// Pending requests per side, to tell who answers.
 #[derive(Debug, Clone, Default)]
@@ -292,7 +253,10 @@ mod tests {
         let mut s = Sides::default();
         let init =
             json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}});
-        assert_eq!(format_of(&init), Some(Format::Acp));
+        assert_eq!(
+            crate::engine::Engine::message_format(&init),
+            Some(Format::Acp)
+        );
         assert_eq!(s.infer(Format::Acp, &init), "client");
         assert_eq!(
             s.infer(Format::Acp, &json!({"jsonrpc":"2.0","id":0,"result":{}})),
@@ -311,15 +275,24 @@ mod tests {
     #[test]
     fn formats_are_told_from_unenveloped_messages() {
         assert_eq!(
-            format_of(&json!({"type":"system","subtype":"init"})),
+            crate::engine::Engine::message_format(&json!({"type":"system","subtype":"init"})),
             Some(Format::ClaudeSdk)
         );
         assert_eq!(
-            format_of(&json!({"id":1,"method":"turn/start"})),
+            crate::engine::Engine::message_format(&json!({"id":1,"method":"turn/start"})),
             Some(Format::CodexAppServer)
         );
-        assert_eq!(format_of(&json!({"from":"cli","message":{}})), None);
-        assert_eq!(format_of(&json!({"type":"unknown-thing"})), None);
-        assert_eq!(format_of(&json!({"id":1,"result":{}})), None);
+        assert_eq!(
+            crate::engine::Engine::message_format(&json!({"from":"cli","message":{}})),
+            None
+        );
+        assert_eq!(
+            crate::engine::Engine::message_format(&json!({"type":"unknown-thing"})),
+            None
+        );
+        assert_eq!(
+            crate::engine::Engine::message_format(&json!({"id":1,"result":{}})),
+            None
+        );
     }
 }

@@ -102,15 +102,33 @@ pub(super) enum Declared {
 }
 
 /// The `malformed-record` finding of a line its format rejects; when a header or the
-/// options declared that format and the line looks like a record of another, says so.
+/// options declared that format and the line looks like a record of another, says so,
+/// and names an ACP adapter's test recording for what it is.
 pub(super) fn malformed(line: usize, e: &RecordError, declared: Declared, text: &str) -> Finding {
+    let value = crate::trace::parse_line::<serde_json::Value>(text, Format::Canonical).ok();
+    if let Some(obj) = value.as_ref().and_then(|(v, _)| v.as_object())
+        && detect::is_adapter_recording(obj)
+    {
+        let message = format!("{e}; {}", detect::ADAPTER_RECORDING);
+        return Finding::new(line, Code::MalformedRecord, message);
+    }
+    malformed_as(line, e, declared, detect::from_line(text).ok())
+}
+
+/// [`malformed`] of a record that `looks` like a record of that format, if any.
+pub(super) fn malformed_as(
+    line: usize,
+    e: &RecordError,
+    declared: Declared,
+    looks: Option<Format>,
+) -> Finding {
     let mut message = e.to_string();
     let (who, format) = match declared {
         Declared::Header(f) => ("the header says", f),
         Declared::Options(f) => ("the format given is", f),
         Declared::Detected => return Finding::new(line, Code::MalformedRecord, message),
     };
-    if let Some(looks) = detect::from_line(text).filter(|looks| *looks != format) {
+    if let Some(looks) = looks.filter(|looks| *looks != format) {
         message.push_str(&format!(
             "; {who} `{format}`, but this record looks like `{looks}`"
         ));

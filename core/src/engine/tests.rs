@@ -249,10 +249,13 @@ fn an_untellable_trace_is_a_usage_error_not_a_finding() {
             break;
         }
     }
-    assert_eq!(result, Err(EngineError::UnknownFormat));
+    assert!(
+        matches!(&result, Err(EngineError::UnknownFormat(u)) if u.records == super::detect::HOLD_LIMIT),
+        "{result:?}"
+    );
     assert_eq!(
         Engine::new(Options::default()).finish().unwrap_err(),
-        EngineError::UnknownFormat
+        EngineError::UnknownFormat(super::Untold::default())
     );
 }
 
@@ -384,4 +387,89 @@ fn a_record_pushed_by_reference_gives_what_the_same_record_moved_in_gives() {
         assert_eq!(a.findings, b.findings, "{format:?}");
         assert_eq!(a.snapshot(), b.snapshot(), "{format:?}");
     }
+}
+
+/// A corpus trace's records (header skipped) with three bad ones spliced in after the
+/// third: a `from` of another format, then from `side` an `at` earlier than the records
+/// before it, an `at` that is no time, and no `at`.
+fn with_bad_records(trace: &str, [side, wrong_from]: [&str; 2], message: &Value) -> Vec<String> {
+    let mut lines: Vec<String> = trace.lines().skip(1).map(str::to_owned).collect();
+    let bad = [
+        json!({"from": wrong_from, "message": message, "at": 1_500}),
+        json!({"from": side, "message": message, "at": 3}),
+        json!({"from": side, "message": message, "at": -4}),
+        json!({"from": side, "message": message}),
+    ];
+    for (i, record) in bad.iter().enumerate() {
+        lines.insert(3 + i, record.to_string());
+    }
+    lines
+}
+
+/// Pushes each line to one engine and the record it holds to another, asserting that
+/// both report the same findings after each push, at the end, and the same state.
+fn assert_same_both_ways(format: Option<Format>, lines: &[String]) {
+    let options = Options {
+        format,
+        ..Options::default()
+    };
+    let (mut by_line, mut by_record) = (Engine::new(options.clone()), Engine::new(options));
+    for line in lines {
+        let record: ProviderRecord = serde_json::from_str(line).unwrap();
+        let (a, b) = (by_line.push_line(line), by_record.push_record(record));
+        assert_eq!(
+            a.map(|o| o.findings),
+            b.map(|o| o.findings),
+            "{format:?}: {line}"
+        );
+        assert_eq!(by_line.poll_timeout(), by_record.poll_timeout(), "{line}");
+    }
+    let (a, b) = (by_line.finish().unwrap(), by_record.finish().unwrap());
+    assert_eq!(a.findings, b.findings, "{format:?}");
+    let codes: Vec<Code> = a.findings.iter().map(|f| f.rule).collect();
+    for code in [Code::MalformedRecord, Code::AtBackwards, Code::AtInvalid] {
+        assert!(codes.contains(&code), "{format:?}: {code:?} in {codes:?}");
+    }
+    assert_eq!(
+        crate::render::json_string(&a, false),
+        crate::render::json_string(&b, false)
+    );
+}
+
+#[test]
+fn a_record_pushed_parsed_reports_what_the_same_record_as_a_line_reports() {
+    let note = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"none"}});
+    let acp = include_str!("../../../traces/acp/scenarios/01-reused-child-two-assignments.jsonl");
+    let claude_note = json!({"type":"keep_alive"});
+    let codex_note = json!({"method":"warning","params":{"message":"slow"}});
+    for format in [None, Some(Format::CodexAppServer)] {
+        assert_same_both_ways(
+            format,
+            &with_bad_records(CODEX_CANCEL, ["server", "cli"], &codex_note),
+        );
+    }
+    for format in [None, Some(Format::ClaudeSdk)] {
+        assert_same_both_ways(
+            format,
+            &with_bad_records(CLAUDE_TIMEOUT, ["cli", "server"], &claude_note),
+        );
+    }
+    for format in [None, Some(Format::Acp)] {
+        assert_same_both_ways(format, &with_bad_records(acp, ["client", "server"], &note));
+    }
+}
+
+#[test]
+fn records_that_tell_no_format_are_held_alike_both_ways() {
+    let lines: Vec<String> = [
+        json!({"from":"client","message":{"jsonrpc":"2.0","id":7,"result":{}},"at":5}),
+        json!({"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"x"}}},"at":6}),
+        json!({"from":"server","message":{"id":0,"result":{"userAgent":"x"}},"at":4}),
+        json!({"from":"cli","message":{}, "at": 7}),
+        json!({"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"thread/start","params":{}},"at":-1}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect();
+    assert_same_both_ways(None, &lines);
 }

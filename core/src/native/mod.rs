@@ -35,7 +35,7 @@ mod zed;
 
 use serde_json::Value;
 
-use crate::engine::{Engine, EngineError, Options as EngineOptions, Output, Replay};
+use crate::engine::{Engine, EngineError, Options as EngineOptions, Output, Replay, Untold};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
@@ -321,7 +321,7 @@ pub fn replay_observed(
     let stream = source
         .streams
         .get(index)
-        .ok_or(EngineError::UnknownFormat)?;
+        .ok_or_else(|| EngineError::UnknownFormat(Untold::default()))?;
     let mut engine = Engine::new(EngineOptions {
         record_events: options.record_events,
         acp_spec: options.acp_spec,

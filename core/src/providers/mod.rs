@@ -90,19 +90,25 @@ pub(crate) fn parse_record(
     line: &str,
     format: Format,
 ) -> Result<(ProviderRecord, Option<String>), RecordError> {
-    let sides = format.sides().unwrap_or(["server", "client"]);
     // One pass: straight into the record (no intermediate `Value` copy of the message).
     let (record, note) = crate::trace::parse_line::<ProviderRecord>(line, format)?;
-    if !sides.contains(&record.from.as_str()) {
-        return Err(RecordError::Invalid {
-            format,
-            reason: format!(
-                "`from` must be \"{}\" or \"{}\", got {:?}",
-                sides[0], sides[1], record.from
-            ),
-        });
-    }
+    check_side(format, &record.from)?;
     Ok((record, note))
+}
+
+/// Is `from` one of the format's two sides?
+pub(crate) fn check_side(format: Format, from: &str) -> Result<(), RecordError> {
+    let sides = format.sides().unwrap_or(["server", "client"]);
+    if sides.contains(&from) {
+        return Ok(());
+    }
+    Err(RecordError::Invalid {
+        format,
+        reason: format!(
+            "`from` must be \"{}\" or \"{}\", got {from:?}",
+            sides[0], sides[1]
+        ),
+    })
 }
 
 /// What an adapter works through while it handles one record: the record's line and

@@ -1,0 +1,121 @@
+//! Detection by vocabulary: a trace without its header line is told by its methods and
+//! shapes, never by `"jsonrpc"` alone.
+//!
+//! - Every real Codex app-server capture (`traces/real/codex/`) replays to the same tree
+//!   without its header: its client sends `"jsonrpc":"2.0"` like an ACP Client, but its
+//!   `initialize` carries `clientInfo` and no `protocolVersion`, and its methods are
+//!   `thread/*`, `turn/*`, `item/*`. None of these headers names a `rootThreadId`, so the
+//!   root comes from the first `thread/start` response either way; the test checks that.
+//! - An ACP adapter's test recording (`{kind, method, payload}` lines) is a located usage
+//!   error that names the shape, not an empty tree.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use lineage_core::finding::Code;
+use lineage_core::render::json;
+use lineage_core::replay::{Options, replay};
+use lineage_core::trace::Format;
+use lineage_traces::corpus;
+use serde_json::{Value, json};
+
+/// `(rule, severity, line)` of every diagnostic, lines shifted by `shift`.
+fn located(view: &Value, shift: u64) -> Vec<Value> {
+    view["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            json!([
+                d["rule"],
+                d["severity"],
+                d["line"].as_u64().unwrap() - shift
+            ])
+        })
+        .collect()
+}
+
+#[test]
+fn every_real_codex_trace_gives_the_same_tree_without_its_header() {
+    let traces = corpus("real/codex");
+    assert!(traces.len() >= 19, "the real Codex corpus: {traces:?}");
+    for path in traces {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (header, rest) = text.split_once('\n').unwrap();
+        let header: Value = serde_json::from_str(header).unwrap();
+        assert_eq!(
+            header["lineage"], "trace",
+            "{path:?} starts with its header"
+        );
+        assert!(
+            header.get("rootThreadId").is_none(),
+            "{path:?}: a header root would need the same option without it"
+        );
+        let with = replay(&text, &Options::default()).unwrap();
+        let without = replay(rest, &Options::default())
+            .unwrap_or_else(|e| panic!("{path:?} without its header: {e}"));
+        assert_eq!(without.format, Format::CodexAppServer, "{path:?}");
+        let (with, without) = (json(&with), json(&without));
+        assert!(
+            !with["sessions"].as_array().unwrap().is_empty(),
+            "{path:?} has a tree"
+        );
+        assert_eq!(with["sessions"], without["sessions"], "{path:?}: sessions");
+        assert_eq!(
+            with["interactions"], without["interactions"],
+            "{path:?}: interactions"
+        );
+        // The same findings, each one line earlier (the header was line 1).
+        assert_eq!(
+            located(&with, 1),
+            located(&without, 0),
+            "{path:?}: findings"
+        );
+    }
+}
+
+/// An ACP adapter's own test recording: one object a line with the message's kind, its
+/// method and its payload, but neither JSON-RPC's `id` nor lineage's `from`.
+const ADAPTER_RECORDING: &str = r#"{"kind":"request","method":"initialize","payload":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}}
+{"kind":"response","method":"initialize","payload":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}
+{"kind":"request","method":"session/new","payload":{"cwd":"/tmp","mcpServers":[]}}
+{"kind":"response","method":"session/new","payload":{"sessionId":"S1"}}
+{"kind":"notification","method":"session/update","payload":{"sessionId":"S1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}
+"#;
+
+#[test]
+fn an_acp_adapter_test_recording_is_a_located_usage_error_naming_its_shape() {
+    let error = replay(ADAPTER_RECORDING, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("cannot tell the trace format"), "{error}");
+    assert!(error.contains("lines 1, 2, 3"), "located: {error}");
+    assert!(
+        error.contains("ACP adapter's test recording (`kind`/`method`/`payload`)"),
+        "names the shape: {error}"
+    );
+    assert!(error.contains("--input-format"), "{error}");
+}
+
+#[test]
+fn an_adapter_recording_under_a_declared_format_is_malformed_at_each_line() {
+    let replayed = replay(
+        ADAPTER_RECORDING,
+        &Options {
+            format: Some(Format::Acp),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let lines: Vec<usize> = replayed
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::MalformedRecord)
+        .filter(|f| f.message.contains("test recording"))
+        .map(|f| f.line)
+        .collect();
+    assert_eq!(lines, [1, 2, 3, 4, 5], "{:?}", replayed.findings);
+}
