@@ -332,34 +332,21 @@ impl Engine {
         }
     }
 
-    /// Every finding so far, in line order (end-of-trace ones come from
-    /// [`Engine::finish`]).
-    pub fn findings(&self) -> Vec<Finding> {
-        let mut all = self.findings.clone();
-        all.extend_from_slice(self.checker_findings(0));
-        all.sort_by_key(|f| f.line);
-        all
+    /// Every finding so far, in the order raised (a record's findings in line order;
+    /// end-of-trace ones, from [`Engine::end`], point back at the records they concern).
+    /// The [`Replay`] sorts them by line once.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
     }
 
-    /// The ACP checker's findings from the `from`th on (none in other formats).
-    fn checker_findings(&self, from: usize) -> &[Finding] {
-        match &self.arm {
-            Some(Arm::Acp(checker)) => checker.findings().get(from..).unwrap_or_default(),
-            _ => &[],
+    /// Keeps a copy of an output's findings for the final [`Replay`], after adding the
+    /// findings the ACP checker raised since it was last asked (it reports into a buffer
+    /// the engine drains after every record, as the view leaves its changes).
+    fn keep(&mut self, mut out: Output) -> Output {
+        if let Some(Arm::Acp(checker)) = &mut self.arm {
+            out.findings.extend(checker.take_findings());
         }
-    }
-
-    /// How many findings the ACP checker holds (before a push, for [`Engine::keep`]).
-    fn checker_count(&self) -> usize {
-        self.checker_findings(0).len()
-    }
-
-    /// Keeps a copy of an output's findings for the final [`Replay`], then adds the
-    /// findings the ACP checker raised since it held `before` (it keeps its own).
-    fn keep(&mut self, mut out: Output, before: usize) -> Output {
         self.findings.extend(out.findings.iter().cloned());
-        out.findings
-            .extend_from_slice(self.checker_findings(before.min(self.checker_count())));
         out
     }
 
@@ -412,7 +399,6 @@ impl Engine {
         }
         let first = !self.seen_content;
         self.seen_content = true;
-        let before = self.checker_count();
         if trace::may_be_header(text)
             && let Some(header) = trace::parse_header(text)
         {
@@ -425,7 +411,7 @@ impl Engine {
                 findings,
                 ..Output::default()
             };
-            return Ok(self.keep(out, before));
+            return Ok(self.keep(out));
         }
         if self.arm.is_none() {
             match self
@@ -444,7 +430,7 @@ impl Engine {
         }
         let mut out = self.release_held();
         out.append(self.line_record(self.line, text));
-        Ok(self.keep(out, before))
+        Ok(self.keep(out))
     }
 
     /// Pushes an already-parsed provider record (`codex-app-server`, `claude-sdk`, or an
@@ -498,7 +484,6 @@ impl Engine {
         self.line += 1;
         self.last_acp = None;
         self.seen_content = true;
-        let before = self.checker_count();
         if self.arm.is_none() {
             let told = self
                 .options
@@ -518,7 +503,7 @@ impl Engine {
         let line = self.line;
         let mut out = self.release_held();
         out.append(self.record(line, record)?);
-        Ok(self.keep(out, before))
+        Ok(self.keep(out))
     }
 
     /// One parsed record of the resolved format, read as a line holding it would be: its
@@ -582,7 +567,7 @@ impl Engine {
         let mut cx = Ctx::new(self.line, at, &mut self.snapshot, &mut out)
             .recording(self.options.record_events);
         cx.emit(event);
-        Ok(self.keep(out, 0))
+        Ok(self.keep(out))
     }
 
     /// The next instant (ms, the records' clock) at which a time rule fires if no record
@@ -604,7 +589,7 @@ impl Engine {
     /// fires. Records with an `at` advance time the same way before they apply.
     pub fn handle_timeout(&mut self, now: Millis) -> Output {
         let out = self.timeouts(self.line, now);
-        self.keep(out, 0)
+        self.keep(out)
     }
 
     /// The trace ended: adapters and the checker report what is still pending (held
@@ -633,7 +618,6 @@ impl Engine {
         if std::mem::replace(&mut self.ended, true) {
             return Ok(Output::default());
         }
-        let before = self.checker_count();
         let mut out = self.release_held();
         let mut cx = Ctx::new(self.line, None, &mut self.snapshot, &mut out)
             .recording(self.options.record_events);
@@ -643,7 +627,7 @@ impl Engine {
             Some(Arm::Acp(checker)) => checker.end(),
             Some(Arm::Canonical) | None => {}
         }
-        Ok(self.keep(out, before))
+        Ok(self.keep(out))
     }
 
     /// The trace ended ([`Engine::end`], if not called yet): the final state with every
@@ -663,9 +647,8 @@ impl Engine {
                 .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
             self.start(format);
         }
-        let before = self.checker_count();
         let out = self.release_held();
-        self.keep(out, before);
+        self.keep(out);
         Ok(self.into_replay())
     }
 
@@ -674,11 +657,7 @@ impl Engine {
         let format = self.format().unwrap_or(Format::Canonical);
         let mut findings = self.findings;
         let state = match self.arm {
-            Some(Arm::Acp(checker)) => {
-                let (view, checked) = checker.into_parts();
-                findings.extend(checked);
-                State::Acp(Box::new(view))
-            }
+            Some(Arm::Acp(checker)) => State::Acp(Box::new(checker.into_view())),
             _ => State::Tree(self.snapshot),
         };
         findings.sort_by_key(|f| f.line);

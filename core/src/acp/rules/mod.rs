@@ -114,9 +114,10 @@ impl Checker {
         &mut self.view
     }
 
-    /// The findings so far (unsorted; end-of-trace findings come from [`Checker::finish`]).
-    pub fn findings(&self) -> &[Finding] {
-        &self.findings
+    /// The findings raised since the last call, in the order raised (the engine drains
+    /// them into its `Output` after every record).
+    pub(crate) fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings)
     }
 
     /// Checks one physical line of record text (blank lines are ignored).
@@ -187,10 +188,9 @@ impl Checker {
         self.end_of_trace();
     }
 
-    /// The view and every finding, in line order (no end-of-trace findings are added).
-    pub(crate) fn into_parts(mut self) -> (View, Vec<Finding>) {
-        self.findings.sort_by_key(|f| f.line);
-        (self.view, self.findings)
+    /// The view, once the trace ended or stopped.
+    pub(crate) fn into_view(self) -> View {
+        self.view
     }
 
     fn entry(&mut self, line: usize, from: Side, rpc: &Rpc<'_>, batch: &mut Batch) {
