@@ -54,7 +54,7 @@ fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
         match engine.push_bytes(line) {
             Ok(out) => {
                 if let Some(t) = timeline.as_mut() {
-                    t.observe(&engine, &out, &String::from_utf8_lossy(line));
+                    t.observe(&engine, &out);
                 }
                 ControlFlow::Continue(())
             }

@@ -1,7 +1,8 @@
 //! The change stream is self-contained: folding the serialized changes alone (no
 //! snapshot, no reducer) rebuilds exactly the final snapshot's `sessions` and
-//! `interactions`, for every trace of the corpus in a tree format and for generated
-//! traces of every tree format. The fold (`lineage_traces::fold`) reads JSON only, as a
+//! `interactions` (or, for `acp`, the Client view's JSON), for every trace of the corpus,
+//! the real programs' recordings and native sources, and for generated traces of every
+//! format (a property test). The fold (`lineage_traces::fold`) reads JSON only, as a
 //! host in another language would.
 #![allow(
     clippy::unwrap_used,
@@ -18,6 +19,7 @@ use lineage_core::trace::Format;
 use lineage_core::{Change, render};
 use lineage_traces::fold::{AcpFold, Fold};
 use lineage_traces::generator::{Shape, generate};
+use proptest::prelude::*;
 use serde_json::Value;
 
 /// Folds one output's changes, checking that each survives a serde round trip.
@@ -125,25 +127,6 @@ fn folding_the_changes_of_every_corpus_trace_rebuilds_its_snapshot() {
         }
     }
     assert_eq!(folded, files.len(), "every trace of a tree format folds");
-}
-
-#[test]
-fn folding_the_changes_of_generated_traces_rebuilds_their_snapshots() {
-    for format in [Format::Canonical, Format::CodexAppServer, Format::ClaudeSdk] {
-        for seed in 0..60_u64 {
-            let n = usize::try_from(seed % 7).unwrap() + 1;
-            let shape = match seed % 3 {
-                0 => Shape::Wide { children: n },
-                1 => Shape::Deep { depth: n },
-                _ => Shape::Long {
-                    records: 40 + 10 * n,
-                },
-            };
-            let text = generate(format, shape, seed);
-            let name = format!("{format}/{shape:?}/seed{seed}");
-            check_text(&name, &text).unwrap_or_else(|| panic!("{name} did not replay"));
-        }
-    }
 }
 
 fn runs(program: &str) -> Vec<PathBuf> {
@@ -255,21 +238,52 @@ fn folding_the_changes_of_every_acp_trace_rebuilds_its_client_view() {
     for dir in ["acp", "real/claude-agent-acp", "real/codex-acp"] {
         corpus_files(&root.join(dir), &mut files);
     }
+    // The ACP conductor's own trace of a real run (the hop to the Agent is read).
+    for run in runs("codex-acp") {
+        files.push(run.join("conductor-trace.jsons"));
+    }
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let name = path.strip_prefix(root).unwrap().display().to_string();
         check_acp_text(&name, &text);
     }
     assert!(files.len() > 100, "{}", files.len());
-    for seed in 0..60_u64 {
-        let n = usize::try_from(seed % 7).unwrap() + 1;
-        let shape = match seed % 3 {
-            0 => Shape::Wide { children: n },
-            1 => Shape::Deep { depth: n },
-            _ => Shape::Long {
-                records: 40 + 10 * n,
-            },
-        };
+}
+
+/// A generated trace's shape: wide fan-outs, deep nesting, long runs.
+fn shapes() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        (1..12_usize).prop_map(|children| Shape::Wide { children }),
+        (1..12_usize).prop_map(|depth| Shape::Deep { depth }),
+        (20..300_usize).prop_map(|records| Shape::Long { records }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any generated trace of a tree format: its changes fold to its snapshot.
+    #[test]
+    fn folding_the_changes_of_generated_traces_rebuilds_their_snapshots(
+        format in prop_oneof![
+            Just(Format::Canonical),
+            Just(Format::CodexAppServer),
+            Just(Format::ClaudeSdk),
+        ],
+        shape in shapes(),
+        seed in any::<u64>(),
+    ) {
+        let text = generate(format, shape, seed);
+        let name = format!("{format}/{shape:?}/seed{seed}");
+        prop_assert!(check_text(&name, &text).is_some(), "{} did not replay", name);
+    }
+
+    /// Any generated ACP trace: its changes fold to its Client view.
+    #[test]
+    fn folding_the_changes_of_generated_acp_traces_rebuilds_their_views(
+        shape in shapes(),
+        seed in any::<u64>(),
+    ) {
         let text = generate(Format::Acp, shape, seed);
         check_acp_text(&format!("acp/{shape:?}/seed{seed}"), &text);
     }

@@ -22,7 +22,7 @@ pub(super) fn run(args: &ReplayArgs) -> Exit {
         };
         let replayed = native::replay_observed(&source, index, options, |engine, out, _| {
             if let Some(t) = timeline.as_mut() {
-                t.observe(engine, out, "");
+                t.observe(engine, out);
             }
         })
         .map_err(|e| e.to_string())?;

@@ -245,8 +245,6 @@ pub struct Engine {
     sides: Sides,
     /// Whether a conductor event of another hop was skipped (said once).
     conductor_skipped: bool,
-    /// The `acp` record the last push gave the checker, normalized.
-    last_acp: Option<Value>,
     /// [`Engine::end`] was called.
     ended: bool,
     /// `acp`: the view-wide values as last reported in a change.
@@ -269,7 +267,6 @@ impl Engine {
             clock: Clock::default(),
             sides: Sides::default(),
             conductor_skipped: false,
-            last_acp: None,
             ended: false,
             acp_head: None,
         }
@@ -305,13 +302,6 @@ impl Engine {
             return None;
         }
         detect::unenveloped(obj).ok()
-    }
-
-    /// `acp` only: the record the last push gave the conformance checker, as the engine
-    /// normalized it (`{"from", "message", "at"?}`, whatever the line's shape: enveloped,
-    /// a bare JSON-RPC message, a conductor event); `None` when that push applied none.
-    pub fn last_acp_record(&self) -> Option<&Value> {
-        self.last_acp.as_ref()
     }
 
     /// The latest time the records' clock reached (`at`, ms), if any record had one.
@@ -387,7 +377,6 @@ impl Engine {
     /// once it is.
     pub fn push_line(&mut self, text: &str) -> Result<Output, EngineError> {
         self.line += 1;
-        self.last_acp = None;
         let text = if self.line == 1 {
             trace::strip_bom(text)
         } else {
@@ -482,7 +471,6 @@ impl Engine {
 
     fn push_provider(&mut self, record: Cow<'_, ProviderRecord>) -> Result<Output, EngineError> {
         self.line += 1;
-        self.last_acp = None;
         self.seen_content = true;
         if self.arm.is_none() {
             let told = self
@@ -523,7 +511,6 @@ impl Engine {
                 let value = record.into_owned().into_acp_value();
                 checker.push_value(line, &value);
                 out.changes = view_changes(checker, &mut self.acp_head);
-                self.last_acp = Some(value);
                 return Ok(out);
             }
             Some(Arm::Canonical) | None => {
@@ -824,7 +811,6 @@ impl Engine {
                 }
                 checker.push_value(line, &value);
                 out.changes = view_changes(checker, &mut self.acp_head);
-                self.last_acp = Some(value);
             }
             Err(e) => checker.malformed(line, e.to_string()),
         }

@@ -39,7 +39,7 @@ struct PageData<'a> {
 ///     r#"{"event":{"type":"user_submitted","session":"R"}}"#,
 /// ] {
 ///     let out = engine.push_line(line).unwrap();
-///     timeline.observe(&engine, &out, line);
+///     timeline.observe(&engine, &out);
 /// }
 /// let replay = engine.finish().unwrap();
 /// let page = render::html(&replay, &timeline.summary(&replay), "t.jsonl <1>");

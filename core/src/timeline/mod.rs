@@ -3,9 +3,9 @@
 //! interactions were asked and answered, where cancels landed, and where findings are.
 //!
 //! Owns: a [`Timeline`] recorder fed after every push to the [`Engine`], and its
-//! serializable summary. The recorder reads only what the push changed (the canonical
-//! changes; for `acp`, the sessions the record names), so recording costs O(changes) per
-//! line, never a walk of the tree.
+//! serializable summary. The recorder reads only what the push changed (its changes: the
+//! session tree's, or the ACP Client view's), so recording costs O(changes) per line,
+//! never a walk of the tree.
 //! Never: interprets records itself (the engine did), or reads a clock: lines and the
 //! records' `at` are the only time.
 //!
@@ -25,7 +25,7 @@
 //! let mut timeline = Timeline::default();
 //! for line in trace {
 //!     let out = engine.push_line(line).unwrap();
-//!     timeline.observe(&engine, &out, line);
+//!     timeline.observe(&engine, &out);
 //! }
 //! let summary = timeline.summary(&engine.finish().unwrap());
 //! assert_eq!(summary.lanes[0].id, "R");
@@ -181,10 +181,9 @@ struct LaneState {
 }
 
 impl Timeline {
-    /// Records what the last push (`out`, of the line `text`) did; call it after every
-    /// push, with the engine after that push. For `acp` the engine's normalized record
-    /// ([`Engine::last_acp_record`]) is read, so `text` matters only when it has none.
-    pub fn observe(&mut self, engine: &Engine, out: &Output, text: &str) {
+    /// Records what the last push did (its `Output`); call it after every push, with the
+    /// engine after that push. Every format is read from its changes.
+    pub fn observe(&mut self, engine: &Engine, out: &Output) {
         let line = engine.line();
         self.last_line = line;
         if let Some(at) = engine.latest_time()
@@ -192,14 +191,8 @@ impl Timeline {
         {
             self.times.push((line, at));
         }
-        if let Some(view) = engine.view() {
-            match engine.last_acp_record() {
-                Some(record) => self.observe_acp(view, line, record),
-                None => {
-                    let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
-                    self.observe_acp(view, line, &value);
-                }
-            }
+        if engine.view().is_some() {
+            self.observe_acp(line, &out.changes);
         } else {
             for change in &out.changes {
                 self.apply(engine.snapshot(), line, change);

@@ -8,7 +8,7 @@ fn record(text: &str) -> (Summary, Replay) {
     let mut timeline = Timeline::default();
     for line in text.lines() {
         let out = engine.push_line(line).unwrap();
-        timeline.observe(&engine, &out, line);
+        timeline.observe(&engine, &out);
     }
     let replay = engine.finish().unwrap();
     (timeline.summary(&replay), replay)
