@@ -80,11 +80,24 @@ pub(crate) fn parse_record(value: &Value) -> Result<Record<'_>, String> {
             "`at` must be a non-negative number of milliseconds, got {at}"
         ));
     }
-    let from = match obj.get("from").and_then(Value::as_str) {
+    let from = obj.get("from").and_then(Value::as_str);
+    let event = obj.get("event").and_then(Value::as_str);
+    record_of(from, obj.get("message"), event)
+}
+
+/// One `acp` record from its parts: who sent it (`from`), and its `message` or, for the
+/// transport, its `event`. A record the engine already holds typed is read here without
+/// being rebuilt as a JSON envelope.
+pub(crate) fn record_of<'a>(
+    from: Option<&str>,
+    message: Option<&'a Value>,
+    event: Option<&str>,
+) -> Result<Record<'a>, String> {
+    let from = match from {
         Some("client") => Side::Client,
         Some("agent") => Side::Agent,
         Some("transport") => {
-            return match obj.get("event").and_then(Value::as_str) {
+            return match event {
                 Some("connected") => Ok(Record::Transport(Transport::Connected)),
                 Some("disconnected") => Ok(Record::Transport(Transport::Disconnected)),
                 _ => Err(
@@ -99,7 +112,7 @@ pub(crate) fn parse_record(value: &Value) -> Result<Record<'_>, String> {
         }
         None => return Err("a record needs `from`: \"client\", \"agent\" or \"transport\"".into()),
     };
-    match obj.get("message") {
+    match message {
         Some(Value::Array(entries)) if entries.is_empty() => {
             Err("`message` is an empty JSON-RPC batch".into())
         }

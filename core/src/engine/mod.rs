@@ -448,9 +448,8 @@ impl Engine {
         self.push_provider(Cow::Owned(record))
     }
 
-    /// [`Engine::push_record`] of a record the caller keeps: the Codex and Claude
-    /// adapters read it in place (an ACP record, which the engine keeps as the last one
-    /// read, is copied). The output is the same as pushing a copy.
+    /// [`Engine::push_record`] of a record the caller keeps: every arm reads it in place
+    /// (nothing is copied). The output is the same as pushing a copy.
     ///
     /// ```
     /// use lineage_core::engine::{Engine, Options};
@@ -508,8 +507,7 @@ impl Engine {
                 let problem = record.at_problem();
                 self.clock
                     .stamp(line, record.at, problem, &mut out.findings);
-                let value = record.into_owned().into_acp_value();
-                checker.push_value(line, &value);
+                checker.push_message(line, &record.from, &record.message);
                 out.changes = view_changes(checker, &mut self.acp_head);
                 return Ok(out);
             }

@@ -71,17 +71,6 @@ impl ProviderRecord {
     pub(crate) fn at_problem(&self) -> Option<&str> {
         self.at_problem.as_deref()
     }
-
-    /// The record as an `acp` trace line's value.
-    pub(crate) fn into_acp_value(self) -> Value {
-        let mut obj = serde_json::Map::new();
-        obj.insert("from".into(), Value::String(self.from));
-        obj.insert("message".into(), self.message);
-        if let Some(at) = self.at {
-            obj.insert("at".into(), Value::from(at));
-        }
-        Value::Object(obj)
-    }
 }
 
 /// Parses one provider record line, checking `from` against the format's two sides.

@@ -134,7 +134,17 @@ impl Checker {
 
     /// Checks one parsed record.
     pub fn push_value(&mut self, line: usize, value: &Value) {
-        match wire::parse_record(value) {
+        self.push(line, wire::parse_record(value));
+    }
+
+    /// Checks one record the engine holds typed: who sent it and its JSON-RPC message
+    /// or batch (no JSON envelope is built for it).
+    pub(crate) fn push_message(&mut self, line: usize, from: &str, message: &Value) {
+        self.push(line, wire::record_of(Some(from), Some(message), None));
+    }
+
+    fn push(&mut self, line: usize, record: Result<Record<'_>, String>) {
+        match record {
             Err(reason) => self.malformed(line, format!("not a valid acp record: {reason}")),
             Ok(Record::Transport(event)) => {
                 self.end_connection();
