@@ -45,6 +45,12 @@ fn check_text(name: &str, text: &str) -> Option<()> {
             Err(_) => return None,
         }
     }
+    // The engine's document as it stands is the one a cut there gives.
+    assert_eq!(
+        render::engine_json(&engine),
+        render::json(&engine.clone().stop().ok()?),
+        "{name}"
+    );
     let end = engine.end().ok()?;
     fold_output(&mut fold, &end, name);
     let replay = engine.finish().ok()?;
@@ -193,6 +199,11 @@ fn check_acp_text(name: &str, text: &str) {
         let out = engine.push_line(line).unwrap();
         apply(&out, &mut fold);
     }
+    assert_eq!(
+        render::engine_json(&engine),
+        render::json(&engine.clone().stop().unwrap()),
+        "{name}"
+    );
     let end = engine.end().unwrap();
     apply(&end, &mut fold);
     let replay = engine.finish().unwrap();

@@ -213,7 +213,7 @@ fn a_zed_copy_cut_short_and_a_message_without_direction_are_located_and_the_rest
     assert_eq!(found[1].0, line_of(last) - 1, "{found:?}");
     assert!(found[1].1.contains("cut short"), "{found:?}");
     let replayed = native::replay(&source, 0, native::Options::default()).unwrap();
-    assert!(!replayed.replay.view().unwrap().sessions().is_empty());
+    assert!(replayed.replay.view().unwrap().sessions().next().is_some());
 }
 
 /// The conductor itself (agent-client-protocol-conductor 5.0.0, `--trace`) in front of the

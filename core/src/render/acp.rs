@@ -155,11 +155,7 @@ fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
         version: view.version(),
         spec: view.spec().as_str(),
         shapes: view.shapes().as_str(),
-        sessions: view
-            .sessions()
-            .into_iter()
-            .map(|s| session(view, s))
-            .collect(),
+        sessions: view.sessions().map(|s| session(view, s)).collect(),
         pending_requests: view
             .pending_requests()
             .map(|p| PendingJson {
@@ -400,7 +396,6 @@ pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
     // followed by its subtree.
     let mut stack: Vec<(&Session, String, Option<bool>)> = view
         .sessions()
-        .into_iter()
         .filter(|s| s.parent.is_none())
         .rev()
         .map(|root| (root, String::new(), None))
@@ -463,7 +458,7 @@ fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) 
 /// whose sender and recipient are both known.
 pub(crate) fn mermaid(view: &View) -> String {
     let mut out = String::from("flowchart TD\n");
-    let sessions = view.sessions();
+    let sessions: Vec<&Session> = view.sessions().collect();
     let index: std::collections::BTreeMap<&str, usize> = sessions
         .iter()
         .enumerate()

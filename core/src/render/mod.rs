@@ -23,7 +23,7 @@ pub use html::html;
 pub use json::snapshot_json;
 pub(crate) use mermaid::escape;
 
-use crate::engine::{Replay, State};
+use crate::engine::{Engine, Replay, State};
 use crate::tree::{Session, Snapshot, Turn};
 
 /// The replay as a readable tree, followed by its findings.
@@ -61,6 +61,32 @@ pub fn json(replay: &Replay) -> serde_json::Value {
     match &replay.state {
         State::Tree(snapshot) => json::json(replay.format, snapshot, &replay.findings),
         State::Acp(view) => acp::json(view, &replay.findings),
+    }
+}
+
+/// The JSON document of an engine's state so far: what `replay --format json` prints
+/// for the trace cut at the engine's last line (its findings sorted by line), for a
+/// session tree or an ACP Client view alike, without finishing or copying the engine.
+///
+/// ```
+/// use lineage_core::engine::{Engine, Options};
+/// use lineage_core::render;
+/// let mut engine = Engine::new(Options::default());
+/// engine.push_line(r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#).unwrap();
+/// engine.push_line(r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#).unwrap();
+/// let json = render::engine_json(&engine);
+/// assert_eq!(json["format"], "acp");
+/// assert_eq!(json["sessions"][0]["id"], "R");
+/// ```
+pub fn engine_json(engine: &Engine) -> serde_json::Value {
+    let mut findings = engine.findings().to_vec();
+    findings.sort_by_key(|f| f.line);
+    match engine.view() {
+        Some(view) => acp::json(view, &findings),
+        None => {
+            let format = engine.format().unwrap_or(crate::trace::Format::Canonical);
+            json::json(format, engine.snapshot(), &findings)
+        }
     }
 }
 

@@ -413,6 +413,8 @@ pub struct View {
     pool: Pool,
     /// What the records applied since the engine last asked wrote (changes option).
     touches: Vec<changes::Touch>,
+    /// Every session id in order of first appearance.
+    order: Vector<Id>,
 }
 
 impl View {
@@ -439,6 +441,7 @@ impl View {
             draft_shapes: None,
             pool: Pool::default(),
             touches: Vec::new(),
+            order: Vector::new(),
         }
     }
 
@@ -511,11 +514,12 @@ impl View {
         self.sessions.get(id).map(|s| &**s)
     }
 
-    /// Every session, in order of first appearance.
-    pub fn sessions(&self) -> Vec<&Session> {
-        let mut all: Vec<&Session> = self.sessions.values().map(|s| &**s).collect();
-        all.sort_by_key(|s| s.seq);
-        all
+    /// Every session, in order of first appearance (no copy, no sort: the view keeps
+    /// that order as it learns of sessions).
+    pub fn sessions(&self) -> impl DoubleEndedIterator<Item = &Session> + '_ {
+        self.order
+            .iter()
+            .filter_map(|id| self.sessions.get(id).map(|s| &**s))
     }
 
     /// Is `id` a child (associated under a parent at some point of the trace)?

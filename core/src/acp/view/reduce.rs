@@ -682,6 +682,7 @@ impl View {
             Arc::new(Session::new(id.clone(), self.next_seq)),
         );
         self.next_seq += 1;
+        self.order.push_back(id.clone());
         self.touch(Touch::Identity(id.clone()));
         match parent {
             Some(parent) => self.tour.add_under(parent, &id),

@@ -48,13 +48,13 @@ fn check(records: &[String]) -> View {
     let mut rendered = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let last = views.last().unwrap();
-        rendered.push(format!("{:?}", last.sessions()));
+        rendered.push(format!("{:?}", last.sessions().collect::<Vec<_>>()));
         let next = last.apply(i + 1, line);
         views.push(next);
     }
     for (view, before) in views.iter().zip(&rendered) {
         assert_eq!(
-            &format!("{:?}", view.sessions()),
+            &format!("{:?}", view.sessions().collect::<Vec<_>>()),
             before,
             "a later step changed an earlier view"
         );
