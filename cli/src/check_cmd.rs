@@ -58,7 +58,7 @@ pub(crate) fn run(args: &CheckArgs) -> Exit {
         }
     }
     let text = match args.format {
-        CheckFormat::Human => formats::human(&reports),
+        CheckFormat::Human => formats::human(&reports, terminal::colors(args.color)),
         CheckFormat::Json => formats::json(&reports),
         CheckFormat::Junit => formats::junit(&reports, args.deny_warnings),
         CheckFormat::Sarif => formats::sarif(&reports),

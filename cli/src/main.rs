@@ -7,7 +7,8 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use lineage_core::finding::Revision;
 use lineage_core::trace::Format;
 
@@ -21,9 +22,18 @@ mod rules_cmd;
 mod terminal;
 mod walk;
 
+/// The exit codes of every command (docs/contract.md lists the same, a test checks it).
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    clean: no finding at error level (nor at warning level, with --deny-warnings)
+  1    findings at error level, or warnings with --deny-warnings (check, replay, convert)
+  2    usage error, a path that cannot be read, a format that cannot be told, or standard output failing
+  130  interrupted by SIGINT (Ctrl-C): lineage ends by the signal, which a shell reports as 128+2
+  N    record: the recorded program's own exit code, or 128+S when signal S ended it";
+
 /// Fold logs of agent events into immutable snapshots of a session tree.
 #[derive(Debug, Parser)]
-#[command(name = "lineage", version, about, long_about = None)]
+#[command(name = "lineage", version, about, long_about = None, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -43,13 +53,49 @@ enum Command {
     Convert(ConvertArgs),
     /// Run a program that speaks JSON lines on stdio, forwarding both directions unchanged
     /// and writing every message to a trace (use it as an editor's agent command).
+    #[command(after_help = RECORD_EXIT)]
     Record(RecordArgs),
+    /// Print a shell completion script (e.g. `lineage completions bash > ~/.local/share/bash-completion/completions/lineage`).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of lineage or of one of its commands (`lineage man | man -l -`).
+    Man(ManArgs),
+}
+
+/// `record`'s own exit codes.
+const RECORD_EXIT: &str = "\
+Exit code: the recorded program's own, or 128+S when signal S ended it (SIGINT, SIGTERM, \
+SIGHUP and SIGQUIT sent to lineage go on to the program); 2 when the program cannot be \
+started or the trace file cannot be created.";
+
+#[derive(Debug, clap::Args)]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+struct ManArgs {
+    /// The command whose page to print (lineage's own page, which lists them all, when
+    /// omitted).
+    command: Option<String>,
+}
+
+/// When to colour output meant for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set (non-empty) or `TERM` is `dumb`.
+    Auto,
+    /// Always, even into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, clap::Args)]
 struct RecordArgs {
     /// The trace format to write (detected from the first message when omitted).
-    #[arg(long, value_name = "F", value_parser = parse_format)]
+    #[arg(long, value_name = "F", value_parser = format_parser())]
     format: Option<Format>,
     /// The trace file to write.
     #[arg(
@@ -88,7 +134,7 @@ struct ConvertArgs {
     #[arg(long)]
     reconnect: bool,
     /// The trace format when the file has no header (detected from content otherwise).
-    #[arg(long, value_name = "F", value_parser = parse_format)]
+    #[arg(long, value_name = "F", value_parser = format_parser())]
     input_format: Option<Format>,
     /// A native source folder with several session trees: the root session to convert.
     #[arg(long, value_name = "ROOT")]
@@ -127,7 +173,7 @@ enum PromptAt {
 #[derive(Debug, clap::Args)]
 struct GenArgs {
     /// Trace format to write.
-    #[arg(long, value_name = "F", value_parser = parse_format)]
+    #[arg(long, value_name = "F", value_parser = format_parser())]
     format: Format,
     /// `wide:N` (N concurrent children), `deep:N` (a chain N deep) or `long:N` (churn of at
     /// least N records).
@@ -156,6 +202,9 @@ struct CheckArgs {
     /// default, unless the trace header names a `"spec"`), 2026-10-05 or final.
     #[arg(long, value_name = "REV", value_parser = parse_spec)]
     spec: Option<Revision>,
+    /// When to colour the `human` report.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -191,7 +240,7 @@ struct ReplayArgs {
     #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
     at: Option<u64>,
     /// The trace format when the file has no header (detected from content otherwise).
-    #[arg(long, value_name = "F", value_parser = parse_format)]
+    #[arg(long, value_name = "F", value_parser = format_parser())]
     input_format: Option<Format>,
     /// A native source folder with several session trees: the root session to show.
     #[arg(long, value_name = "ROOT")]
@@ -221,12 +270,21 @@ fn parse_spec(s: &str) -> Result<Revision, String> {
     s.parse::<Revision>().map_err(|e| e.to_string())
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse::<Format>().map_err(|e| e.to_string())
+/// A trace format name, its possible values listed in `--help`.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    let values = Format::ALL.map(|format| {
+        PossibleValue::new(format.as_str()).help(match format {
+            Format::Acp => "An ACP JSON-RPC stream between a Client and an Agent",
+            Format::CodexAppServer => "A Codex app-server stdio log",
+            Format::ClaudeSdk => "A Claude Code stream-json log (the Agent SDK's)",
+            Format::Canonical => "lineage's own canonical events",
+        })
+    });
+    PossibleValuesParser::new(values).try_map(|name| name.parse::<Format>())
 }
 
-/// Exit codes (docs/contract.md): 0 clean, 1 findings at error level, 2 usage error or
-/// unreadable path.
+/// Exit codes (docs/contract.md, [`EXIT_CODES`]): 0 clean, 1 findings at error level, 2
+/// usage error or unreadable path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Exit {
     Clean,
@@ -256,6 +314,93 @@ fn main() -> ExitCode {
         Command::Gen(args) => gen_cmd(&args).into(),
         Command::Convert(args) => convert_cmd::run(&args).into(),
         Command::Record(args) => record_cmd::run(&args).into(),
+        Command::Completions(args) => completions(args.shell).into(),
+        Command::Man(args) => man(args.command.as_deref()).into(),
+    }
+}
+
+/// `lineage completions <SHELL>`: clap_complete's script for the whole command line.
+fn completions(shell: clap_complete::Shell) -> Exit {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "lineage", &mut script);
+    print_bytes(&script)
+}
+
+/// `lineage man [COMMAND]`: clap_mangen's page (roff) of lineage, or of one command
+/// (titled `LINEAGE-<COMMAND>`, as clap names a built subcommand), its exit codes in an
+/// EXIT STATUS section.
+fn man(command: Option<&str>) -> Exit {
+    // No `help` page: `lineage help` is clap's, not a command of its own.
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    cli.build();
+    let page = match command {
+        None => cli,
+        Some(name) => match cli.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+                terminal::warn(&format!(
+                    "error: `{name}` is not a lineage command (one of: {})",
+                    names.join(", ")
+                ));
+                return Exit::Usage;
+            }
+        },
+    };
+    let mut roff = Vec::new();
+    match render_man(&page, &mut roff) {
+        Ok(()) => print_bytes(&roff),
+        Err(e) => {
+            terminal::warn(&format!("error: man page: {e}"));
+            Exit::Usage
+        }
+    }
+}
+
+/// clap_mangen's sections, with the command's `after_help` (its exit codes) as EXIT STATUS
+/// (the section man-pages(7) names) in place of clap_mangen's EXTRA.
+fn render_man(page: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let title = page
+        .get_display_name()
+        .unwrap_or_else(|| page.get_name())
+        .to_uppercase();
+    let man = clap_mangen::Man::new(page.clone())
+        .title(title)
+        .source(concat!("lineage ", env!("CARGO_PKG_VERSION")));
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    if page.has_subcommands() {
+        man.render_subcommands_section(out)?;
+    }
+    if let Some(exit) = page.get_after_help() {
+        // A table keeps its columns (no-fill), a paragraph is filled; roff reads `\` as an
+        // escape and `-` as a hyphen.
+        let text = exit.to_string().replace('\\', "\\e").replace('-', "\\-");
+        out.extend_from_slice(b".SH \"EXIT STATUS\"\n");
+        let text = if text.contains('\n') {
+            format!(".nf\n{text}\n.fi\n")
+        } else {
+            format!("{text}\n")
+        };
+        out.extend_from_slice(text.as_bytes());
+    }
+    if page.get_version().is_some() {
+        man.render_version_section(out)?;
+    }
+    Ok(())
+}
+
+/// Generated text (UTF-8) to standard output.
+fn print_bytes(bytes: &[u8]) -> Exit {
+    match terminal::print(&String::from_utf8_lossy(bytes)) {
+        Ok(()) => Exit::Clean,
+        Err(e) => {
+            terminal::warn(&format!("error: standard output: {e}"));
+            Exit::Usage
+        }
     }
 }
 

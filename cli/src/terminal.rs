@@ -6,6 +6,8 @@
 //! fails the run. Text read from a trace or a path reaches people only through
 //! [`escape_controls`], so a trace cannot move the cursor, clear the screen or retitle
 //! the terminal.
+//! Colour goes to standard output only when [`colors`] says so (`--color`, `NO_COLOR`,
+//! `TERM=dumb`, a terminal).
 //! Never: decides an exit code or formats a report.
 
 use std::borrow::Cow;
@@ -32,6 +34,21 @@ pub(crate) fn escape_controls<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> 
 /// A whole multi-line human text: controls escaped, line breaks kept.
 pub(crate) fn for_people(text: &str) -> Cow<'_, str> {
     escape_controls(text, &['\n'])
+}
+
+/// Whether standard output gets colour: `--color always|never` as said; `auto` colours
+/// only a terminal, and never when `NO_COLOR` is set to anything but the empty string
+/// (no-color.org) or `TERM` is `dumb`.
+pub(crate) fn colors(when: crate::ColorWhen) -> bool {
+    match when {
+        crate::ColorWhen::Always => true,
+        crate::ColorWhen::Never => false,
+        crate::ColorWhen::Auto => {
+            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+            !no_color && !dumb && io::IsTerminal::is_terminal(&io::stdout())
+        }
+    }
 }
 
 /// Writes `text` to standard output and flushes it. A broken pipe is not an error (the

@@ -17,9 +17,10 @@ use crate::terminal::escape_controls;
 
 const SNIPPET_CHARS: usize = 120;
 
-/// rustc-style diagnostics pointing at `file:line`, then a summary line.
-pub(super) fn human(reports: &[FileReport]) -> String {
-    let renderer = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+/// rustc-style diagnostics pointing at `file:line`, then a summary line; in colour when
+/// `color` (`--color`, see `terminal::colors`).
+pub(super) fn human(reports: &[FileReport], color: bool) -> String {
+    let renderer = if color {
         Renderer::styled()
     } else {
         Renderer::plain()
