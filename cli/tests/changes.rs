@@ -222,3 +222,47 @@ fn a_fifo_written_record_by_record_is_streamed_live_and_equals_the_file_run() {
     assert_eq!(got, expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `replay --format json` of every corpus trace and of native sources validates against
+/// the committed schema of the documents (`docs/replay.schema.json`).
+#[test]
+fn replay_json_documents_validate_against_their_schema() {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/replay.schema.json"),
+    )
+    .unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::draft202012::options().build(&schema).unwrap();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for dir in [
+        "canonical",
+        "codex",
+        "claude",
+        "acp/rules",
+        "acp/scenarios",
+        "real/codex",
+        "real/claude-agent-acp",
+    ] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(traces(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        paths.extend(files);
+    }
+    paths.push(traces("real-native/codex/01-one-child"));
+    paths.push(traces("real-native/claude-code/02-two-children/projects"));
+    for path in paths {
+        let shown = path.display().to_string();
+        let out = lineage(&["replay", &shown, "--format", "json"]);
+        let doc: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{shown}: not JSON: {e}"));
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .take(5)
+            .collect();
+        assert!(errors.is_empty(), "{shown}: {errors:#?}");
+    }
+}

@@ -20,6 +20,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize, Serializer};
 
 /// How serious a finding is.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {

@@ -11,6 +11,7 @@
 
 mod acp;
 pub mod changes;
+pub mod document;
 mod html;
 mod json;
 mod mermaid;

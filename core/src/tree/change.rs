@@ -21,28 +21,36 @@ use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
 /// A child's creator edge, as a change (and the JSON views) carry it: the session, turn
 /// and tool call that delegated. Never changes once the child exists.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ParentRef {
     /// The session whose turn delegated.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub session: SessionId,
     /// The delegating turn.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub turn: TurnId,
     /// The delegation tool call, when known.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub tool_call: Option<CallId>,
 }
 
 /// The root session and root turn a child belongs under.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootRef {
     /// The root session.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub session: SessionId,
     /// The root turn.
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub turn: TurnId,
 }
 
 /// A root turn's provider lifecycle as a change carries it (the `provider` object of a
 /// turn in the JSON views).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderState {
     /// Where the provider turn stands.
@@ -50,6 +58,7 @@ pub struct ProviderState {
     /// The retained outcome of the last provider terminal.
     pub outcome: Option<Outcome>,
     /// The last provider turn id seen (transport correlation only).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub turn: Option<Arc<str>>,
     /// How many provider turns attached to this root turn.
     pub turns: u32,
