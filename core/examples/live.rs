@@ -1,6 +1,7 @@
 //! A live host loop: provider records arrive on standard input, one JSON object a line
 //! (`{"from":"cli","message":{…}}`, the trace envelope without a header), and the engine's
-//! changes and findings are printed as they happen, one JSON object a line.
+//! changes and findings are printed as they happen, in the change-stream protocol of
+//! `lineage replay --format changes` (one JSON line each, `"v": 1`; see docs/changes.md).
 //!
 //! The clock lives here, never in the engine: a record is stamped with the wall-clock
 //! time it arrived when it has no `at`, and while no record arrives the loop sleeps only
@@ -14,12 +15,13 @@
 //!   | cargo run -p lineage-core --example live -- claude-sdk
 //! ```
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use lineage_core::engine::{Engine, Options, Output};
 use lineage_core::providers::ProviderRecord;
+use lineage_core::render::changes::ChangeWriter;
 use lineage_core::trace::Format;
 
 fn now_ms() -> u64 {
@@ -28,12 +30,14 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-fn print(out: &Output) {
-    for change in &out.changes {
-        println!("{}", serde_json::json!({ "change": change }));
-    }
-    for finding in &out.findings {
-        println!("{}", serde_json::json!({ "finding": finding }));
+/// Writes one output's stream lines to standard output and flushes them.
+fn print(writer: &mut ChangeWriter, engine: &Engine, out: &Output) {
+    let mut stdout = std::io::stdout().lock();
+    let written = writer
+        .write(engine.format(), engine.line(), out, &mut stdout)
+        .and_then(|_| stdout.flush());
+    if let Err(e) = written {
+        eprintln!("error: standard output: {e}");
     }
 }
 
@@ -52,6 +56,7 @@ fn main() {
         format: Some(format),
         ..Options::default()
     });
+    let mut writer = ChangeWriter::default();
     // A reader thread, so the loop can wait for a record *or* the next deadline.
     let (tx, rx) = mpsc::channel::<String>();
     std::thread::spawn(move || {
@@ -75,22 +80,35 @@ fn main() {
                 Ok(mut record) => {
                     record.at.get_or_insert_with(now_ms);
                     match engine.push_record(record) {
-                        Ok(out) => print(&out),
+                        Ok(out) => print(&mut writer, &engine, &out),
                         Err(e) => eprintln!("error: {e}"),
                     }
                 }
                 // Not a record: the engine reports it as a located `malformed-record`.
                 Err(_) => match engine.push_line(&line) {
-                    Ok(out) => print(&out),
+                    Ok(out) => print(&mut writer, &engine, &out),
                     Err(e) => eprintln!("error: {e}"),
                 },
             },
-            Err(RecvTimeoutError::Timeout) => print(&engine.handle_timeout(now_ms())),
+            Err(RecvTimeoutError::Timeout) => {
+                let out = engine.handle_timeout(now_ms());
+                print(&mut writer, &engine, &out);
+            }
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    // The input ended: the end-of-trace findings and their changes, then the summary.
+    match engine.end() {
+        Ok(out) => print(&mut writer, &engine, &out),
+        Err(e) => eprintln!("error: {e}"),
+    }
     match engine.finish() {
-        Ok(replay) => eprintln!("end of input: {} finding(s) in all", replay.findings.len()),
+        Ok(replay) => {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = writer.finish(&replay, &mut stdout) {
+                eprintln!("error: standard output: {e}");
+            }
+        }
         Err(e) => eprintln!("error: {e}"),
     }
 }
