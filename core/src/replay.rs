@@ -4,7 +4,7 @@
 //! Owns: nothing but the loop; the engine does the rest.
 //! Never: reads files; every line read is either applied or reported.
 
-pub use crate::engine::{EngineError as ReplayError, Replay, State};
+pub use crate::engine::{EngineError, Replay, State};
 pub use crate::finding::Finding;
 
 use crate::engine::{Engine, Options as EngineOptions};
@@ -40,13 +40,13 @@ pub struct Options {
 /// assert_eq!(turn.phase, Phase::Running);
 /// assert_eq!((replayed.findings[0].line, replayed.findings[0].rule.as_str()), (4, "malformed-record"));
 /// ```
-pub fn replay(text: &str, options: &Options) -> Result<Replay, ReplayError> {
+pub fn replay(text: &str, options: &Options) -> Result<Replay, EngineError> {
     run(text, options, true)
 }
 
 /// Checks a whole trace text: as [`replay`] to its end, without keeping ACP message
 /// content (what `lineage check` does).
-pub fn check(text: &str, format: Option<Format>) -> Result<Replay, ReplayError> {
+pub fn check(text: &str, format: Option<Format>) -> Result<Replay, EngineError> {
     check_with(
         text,
         &Options {
@@ -57,11 +57,11 @@ pub fn check(text: &str, format: Option<Format>) -> Result<Replay, ReplayError> 
 }
 
 /// [`check`] with every option (`until_line` cuts the trace as in [`replay`]).
-pub fn check_with(text: &str, options: &Options) -> Result<Replay, ReplayError> {
+pub fn check_with(text: &str, options: &Options) -> Result<Replay, EngineError> {
     run(text, options, false)
 }
 
-fn run(text: &str, options: &Options, transcripts: bool) -> Result<Replay, ReplayError> {
+fn run(text: &str, options: &Options, transcripts: bool) -> Result<Replay, EngineError> {
     let mut engine = Engine::new(EngineOptions {
         format: options.format,
         transcripts,

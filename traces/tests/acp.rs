@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lineage_core::acp::rules::RuleId;
+use lineage_core::finding::Code;
 use lineage_core::render;
 use lineage_core::render::CheckedFile;
 
@@ -223,7 +223,7 @@ fn assert_meets_expectations(path: &Path) {
 /// A rule's two traces: expectations met, the failing one reports the rule, the passing
 /// one is clean (exit 0), and both `check --format json` snapshots.
 fn rule(id: &str) {
-    let rule: RuleId = id.parse().unwrap();
+    let rule: Code = id.parse().unwrap();
     for kind in ["pass", "fail"] {
         let path = corpus_dir()
             .join("rules")
@@ -265,7 +265,7 @@ macro_rules! rules {
         #[test]
         fn every_rule_id_has_a_named_test() {
             let named = [$($id),*];
-            for r in RuleId::ALL.iter().filter(|r| r.is_acp_rule()) {
+            for r in Code::ALL.iter().filter(|r| r.is_acp_rule()) {
                 assert!(named.contains(&r.as_str()), "rule {} has no test in traces/tests/acp.rs", r.as_str());
             }
             for path in files("rules") {

@@ -2,7 +2,7 @@
 //! RFD text it enforces ("Subagent Sessions") and an example, plus the checker's model
 //! of a trace that every rule uses.
 
-use super::Code as RuleId;
+use super::Code;
 use super::Revision;
 
 /// The checker's model of a trace, shared by every rule (printed by `lineage rules`).
@@ -17,10 +17,8 @@ Findings point at the line of the record that breaks the rule (end-of-trace find
 
 /// The documentation of an ACP rule: summary, definition, RFD quote, example (`None`
 /// for codes that are not ACP rules).
-pub(crate) fn text(
-    rule: RuleId,
-) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
-    use RuleId::*;
+pub(crate) fn text(rule: Code) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
+    use Code::*;
     Some(match rule {
         SubagentsNotNegotiated => (
             "v1: subagent updates sent although the Client did not advertise `subagents`",
@@ -261,14 +259,14 @@ pub(crate) fn text(
 }
 
 /// The revisions an ACP rule applies to (every revision unless listed here).
-pub(crate) fn revisions(rule: RuleId) -> &'static [Revision] {
+pub(crate) fn revisions(rule: Code) -> &'static [Revision] {
     use Revision::{Final, Narrowed, Seed};
     match rule {
-        RuleId::LaterRevisionStopReason => &[Seed],
-        RuleId::LaterRevisionField => &[Seed, Narrowed],
+        Code::LaterRevisionStopReason => &[Seed],
+        Code::LaterRevisionField => &[Seed, Narrowed],
         // The final revision patches participants (`null` clears, a value replaces).
-        RuleId::MessageParticipantChanged => &[Seed, Narrowed],
-        RuleId::ChunkParticipants => &[Final],
+        Code::MessageParticipantChanged => &[Seed, Narrowed],
+        Code::ChunkParticipants => &[Final],
         _ => &Revision::ALL,
     }
 }
@@ -279,7 +277,7 @@ mod tests {
 
     #[test]
     fn every_acp_rule_is_documented() {
-        let acp: Vec<RuleId> = RuleId::ALL
+        let acp: Vec<Code> = Code::ALL
             .iter()
             .copied()
             .filter(|c| c.is_acp_rule())
@@ -290,6 +288,6 @@ mod tests {
             assert!(!summary.is_empty() && !definition.is_empty());
             assert!(!quote.is_empty() && !example.is_empty(), "{rule}");
         }
-        assert!(text(RuleId::ReparentRejected).is_none());
+        assert!(text(Code::ReparentRejected).is_none());
     }
 }

@@ -20,13 +20,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-/// The ACP rules are codes of the one finding catalogue; the checker reports through
-/// these names, so an id can never be misspelt.
-pub use crate::finding::{Code as RuleId, Party, acp::MODEL};
+/// Who a rule constrains, and the checker's model of a trace (`lineage rules` prints it).
+/// The rules themselves are codes of the one finding catalogue, [`crate::finding::Code`].
+pub use crate::finding::{Party, acp::MODEL};
 
 use super::view::{Id, View, ViewOptions};
 use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
-use crate::finding::{Finding, Revision};
+use crate::finding::{Code, Finding, Revision};
 use crate::tree::Severity;
 use mirror::Mirror;
 
@@ -168,7 +168,7 @@ impl Checker {
                 {
                     self.report(
                         line,
-                        RuleId::JsonrpcVersionMissing,
+                        Code::JsonrpcVersionMissing,
                         "a JSON-RPC message without `\"jsonrpc\": \"2.0\"`; every request, notification and response must carry it exactly".into(),
                     );
                 }
@@ -190,7 +190,7 @@ impl Checker {
 
     /// Reports a malformed line (e.g. bytes that are not UTF-8, found by the caller).
     pub fn malformed(&mut self, line: usize, message: String) {
-        self.report(line, RuleId::MalformedRecord, message);
+        self.report(line, Code::MalformedRecord, message);
     }
 
     /// The trace ended: the end-of-trace findings join [`Checker::findings`].
@@ -228,13 +228,13 @@ impl Checker {
         self.view.apply_rpc(line, from, rpc);
     }
 
-    fn report(&mut self, line: usize, rule: RuleId, message: String) {
+    fn report(&mut self, line: usize, rule: Code, message: String) {
         self.report_at(line, rule, rule.level(), message);
     }
 
     /// Every finding goes through here: a rule that does not apply to the revision
     /// checked against (`--spec`) reports nothing.
-    fn report_at(&mut self, line: usize, rule: RuleId, severity: Severity, message: String) {
+    fn report_at(&mut self, line: usize, rule: Code, severity: Severity, message: String) {
         if !rule.applies_to(self.view.spec()) {
             return;
         }
@@ -273,7 +273,7 @@ impl Checker {
         for (child, line) in cancels {
             self.report(
                 line,
-                RuleId::CancelNotConfirmed,
+                Code::CancelNotConfirmed,
                 format!(
                     "`{child}` was working when this cancel reached it but never reported a later `idle` or `unknown`; report {{\"state\":\"idle\",\"stopReason\":\"cancelled\"}} once its work stopped, or `unknown` if it cannot tell"
                 ),
@@ -290,7 +290,7 @@ impl Checker {
             match self.must_cancel.get(&p.id) {
                 Some(MustCancel::Permission) => self.report(
                     p.line,
-                    RuleId::PermissionLeftPending,
+                    Code::PermissionLeftPending,
                     format!(
                         "permission request {} belongs to cancelled work and was never answered; answer it with {{\"outcome\":{{\"outcome\":\"cancelled\"}}}}",
                         p.id
@@ -298,7 +298,7 @@ impl Checker {
                 ),
                 Some(MustCancel::Elicitation) => self.report(
                     p.line,
-                    RuleId::ElicitationNotCancelled,
+                    Code::ElicitationNotCancelled,
                     format!(
                         "elicitation {} belongs to cancelled work and was never answered; dismiss it and answer {{\"action\":\"cancel\"}}",
                         p.id
@@ -310,7 +310,7 @@ impl Checker {
                     {
                         self.report(
                             p.line,
-                            RuleId::ChildRequestUnanswered,
+                            Code::ChildRequestUnanswered,
                             format!(
                                 "`{method}` request {} for child `{session}` was never answered; the Client must answer every Agent request, child or not",
                                 p.id
@@ -326,7 +326,7 @@ impl Checker {
         for line in verdict.stale {
             self.report(
                 line,
-                RuleId::StaleMirror,
+                Code::StaleMirror,
                 format!(
                     "this work-state copy for `{child}` is older than a transition already reported on the other path; mirror each transition before the next one on either path"
                 ),
@@ -335,7 +335,7 @@ impl Checker {
         for line in verdict.unmirrored {
             self.report(
                 line,
-                RuleId::StateNotMirrored,
+                Code::StateNotMirrored,
                 format!(
                     "the parent association never carried this state of `{child}`; also send it as `subagent_update.state` on the parent's stream"
                 ),
@@ -352,7 +352,7 @@ impl Checker {
             if batch.borne.contains(child) && reported.insert(child.clone()) {
                 self.report(
                     line,
-                    RuleId::BatchDependency,
+                    Code::BatchDependency,
                     format!(
                         "this batch announces `{child}` and also carries traffic bearing it; batch entries may be processed in any order, so send the announcement first, on its own"
                     ),
@@ -367,7 +367,7 @@ impl Checker {
             if covered && reported.insert(id.clone()) {
                 self.report(
                     line,
-                    RuleId::BatchDependency,
+                    Code::BatchDependency,
                     format!(
                         "this batch holds the resume response (the freshness boundary) and a current snapshot of `{id}` that depends on it; send current snapshots after the response, in a separate message"
                     ),

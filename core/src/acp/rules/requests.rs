@@ -4,9 +4,10 @@
 
 use serde_json::Value;
 
-use super::{Batch, Checker, MustCancel, RuleId};
+use super::{Batch, Checker, MustCancel};
 use crate::acp::view::Id;
 use crate::acp::wire::{self, RpcId, Side};
+use crate::finding::Code;
 use crate::tree::Severity;
 
 /// Methods that mutate a session or its runtime (errors when they name a child).
@@ -78,7 +79,7 @@ impl Checker {
                 "`{method}` names `{child}`, an Agent-owned child session; any Client-initiated mutation not advertised in the child's capabilities is forbidden, so send it only if it is read-only"
             )
         };
-        self.report_at(line, RuleId::ChildMutation, severity, message);
+        self.report_at(line, Code::ChildMutation, severity, message);
     }
 
     /// `session/cancel` (`is_cancel`) or `session/close` of `target`.
@@ -86,7 +87,7 @@ impl Checker {
         if is_cancel && self.view.is_unknown(target) {
             self.report(
                 line,
-                RuleId::CancelUnknownSession,
+                Code::CancelUnknownSession,
                 format!(
                     "`session/cancel` names `{target}`, which was never set up (`session/new`, `session/fork`, `session/load`, `session/resume`) nor announced as a child; the Client can only cancel sessions it knows"
                 ),
@@ -102,7 +103,7 @@ impl Checker {
             };
             self.report(
                 line,
-                RuleId::CancelNotGranted,
+                Code::CancelNotGranted,
                 format!(
                     "`session/cancel` names child `{target}` but {reason}; cancel the parent turn instead, or wait for a current `\"capabilities\": {{\"cancel\": {{}}}}`"
                 ),
@@ -182,7 +183,7 @@ impl Checker {
             if let Some(cap) = missing {
                 self.report(
                     line,
-                    RuleId::ChildCapabilityBypass,
+                    Code::ChildCapabilityBypass,
                     format!(
                         "`{method}` for child `{session}` but this connection's `initialize` did not advertise `clientCapabilities.{cap}`; a child is bound by the same Client capabilities as its parent"
                     ),
@@ -201,7 +202,7 @@ impl Checker {
         {
             self.report(
                 line,
-                RuleId::RequestReissued,
+                Code::RequestReissued,
                 format!(
                     "replay reissues the permission request for tool call `{call}` of `{session}`, already answered at line {answered}; replay history, never recorded requests"
                 ),
@@ -227,13 +228,13 @@ impl Checker {
             if self.answered.contains(&key) {
                 self.report(
                     line,
-                    RuleId::DuplicateResponse,
+                    Code::DuplicateResponse,
                     format!("request {id} was already answered; a request must receive exactly one response"),
                 );
             } else {
                 self.report(
                     line,
-                    RuleId::UnknownResponse,
+                    Code::UnknownResponse,
                     format!(
                         "no request {id} from the {} is pending on this connection; check the id",
                         from.other().as_str()
@@ -254,7 +255,7 @@ impl Checker {
                 if own {
                     self.report(
                         line,
-                        RuleId::AgentSubagentCapability,
+                        Code::AgentSubagentCapability,
                         "the Agent advertises a `subagents` capability of its own; there is no Agent-side capability (the Client's `clientCapabilities.subagents` alone decides, and a Client learns of subagents from the first update), so nothing reads it".into(),
                     );
                 }
@@ -270,7 +271,7 @@ impl Checker {
                 {
                     self.report(
                         line,
-                        RuleId::PermissionNotCancelled,
+                        Code::PermissionNotCancelled,
                         format!(
                             "permission request {id} was pending for work cancelled or closed earlier; answer it with {{\"outcome\":{{\"outcome\":\"cancelled\"}}}}"
                         ),
@@ -283,7 +284,7 @@ impl Checker {
             {
                 self.report(
                     line,
-                    RuleId::ElicitationNotCancelled,
+                    Code::ElicitationNotCancelled,
                     format!(
                         "elicitation {id} was pending for work cancelled or closed earlier; dismiss it and answer {{\"action\":\"cancel\"}}"
                     ),
@@ -295,7 +296,7 @@ impl Checker {
                 {
                     self.report(
                         line,
-                        RuleId::SessionIdReused,
+                        Code::SessionIdReused,
                         format!(
                             "`{}` returns `{new}`, an id already announced as a child; session ids must never be reused for an unrelated session",
                             request.method
@@ -318,7 +319,7 @@ impl Checker {
                 for child in children {
                     self.report(
                         line,
-                        RuleId::ChildListed,
+                        Code::ChildListed,
                         format!(
                             "`session/list` lists child `{child}`; children are discovered through their parents' associations"
                         ),

@@ -4,12 +4,12 @@
 use serde_json::{Map, Value};
 
 use super::mirror::Path;
-use super::{Batch, Checker, RuleId};
+use super::{Batch, Checker};
 use crate::acp::view::Id;
 use crate::acp::wire::{
     self, KNOWN_STATES, LEGACY_STATES, Patch, StateKey, object_patch, string_patch,
 };
-use crate::finding::Revision;
+use crate::finding::{Code, Revision};
 
 impl Checker {
     pub(super) fn session_update(&mut self, line: usize, params: &Value, batch: &mut Batch) {
@@ -79,7 +79,7 @@ impl Checker {
                 "`{id}` was never set up on this connection (no `session/new`/`session/fork` result, no `session/load`/`session/resume`, no `subagent_update` announcing it), yet this record bears it as {how}; announce it first or keep the work on its parent"
             )
         };
-        self.report(line, RuleId::TrafficBeforeAnnounce, message);
+        self.report(line, Code::TrafficBeforeAnnounce, message);
     }
 
     /// `subagents-not-negotiated` for one update kind.
@@ -95,7 +95,7 @@ impl Checker {
             };
             self.report(
                 line,
-                RuleId::SubagentsNotNegotiated,
+                Code::SubagentsNotNegotiated,
                 format!(
                     "`{kind}` sent on a v1 connection whose `initialize` did not advertise `clientCapabilities.subagents` as an object; present the work through the parent session instead{hint}"
                 ),
@@ -122,7 +122,7 @@ impl Checker {
                 if self.noted_fields.insert(field) {
                     self.report(
                         line,
-                        RuleId::LaterRevisionField,
+                        Code::LaterRevisionField,
                         format!(
                             "{} is defined by the final revision of the RFD, not by {} (checked against): preserved, not checked; check with `--spec final` to have it checked",
                             if field.starts_with('`') { field.to_owned() } else { format!("`{field}`") },
@@ -193,7 +193,7 @@ impl Checker {
     fn work_without_running(&mut self, line: usize, session: &str, kind: &str, state: &str) {
         self.report(
             line,
-            RuleId::WorkWithoutRunning,
+            Code::WorkWithoutRunning,
             format!(
                 "child `{session}` emits `{kind}` with {state}; when the v1 Agent observes child foreground work starting or resuming it must report `running` first"
             ),
@@ -233,7 +233,7 @@ impl Checker {
         if self.foreign_noted.insert((session.into(), call.into())) {
             self.report(
                 line,
-                RuleId::ToolCallForeign,
+                Code::ToolCallForeign,
                 format!(
                     "`tool_call_update` for `{call}` on `{session}`, but `{owner}` opened that tool call; update it on `{owner}`'s stream (the call stays there)"
                 ),
@@ -273,7 +273,7 @@ impl Checker {
         {
             self.report(
                 line,
-                RuleId::LaterRevisionStopReason,
+                Code::LaterRevisionStopReason,
                 format!(
                     "`{child}` reports `idle` with `stopReason: \"error\"`, which the 2026-10-01 revision defines; the v1 idle of {} takes v1's `StopReason` values only. Check with `--spec 2026-10-05` (or `final`) if the Agent follows the later revision",
                     self.view.spec()
@@ -302,7 +302,7 @@ impl Checker {
         if parent == child {
             self.report(
                 line,
-                RuleId::SelfAssociation,
+                Code::SelfAssociation,
                 format!("`{child}` is associated as its own child; send the association on its parent's stream"),
             );
             return false;
@@ -316,7 +316,7 @@ impl Checker {
             if &*old != parent {
                 self.report(
                     line,
-                    RuleId::Reparent,
+                    Code::Reparent,
                     format!(
                         "`{child}` belongs to `{old}` but is now associated under `{parent}`; a child has one immediate parent for the whole connection history — never guess parentage"
                     ),
@@ -328,7 +328,7 @@ impl Checker {
         if agent_root {
             self.report(
                 line,
-                RuleId::AssociationCycle,
+                Code::AssociationCycle,
                 format!(
                     "`{child}` is a root the Agent created (`session/new`/`session/fork`) and cannot become a child of `{parent}`"
                 ),
@@ -340,7 +340,7 @@ impl Checker {
         if self.view.is_descendant(parent, child) {
             self.report(
                 line,
-                RuleId::AssociationCycle,
+                Code::AssociationCycle,
                 format!(
                     "associating `{child}` under `{parent}` makes `{child}` its own ancestor; the ownership tree must stay acyclic"
                 ),
@@ -386,7 +386,7 @@ impl Checker {
         if !bad.is_empty() {
             self.report(
                 line,
-                RuleId::FieldInvalid,
+                Code::FieldInvalid,
                 format!(
                     "`{kind}`: {}; lenient decoders treat such a field as omitted, so the Client silently ignores it",
                     bad.join("; ")
@@ -443,7 +443,7 @@ impl Checker {
         if !found.is_empty() {
             self.report(
                 line,
-                RuleId::LegacyDraftShape,
+                Code::LegacyDraftShape,
                 format!("earlier-draft subagent shape: {}", found.join(", ")),
             );
         }
@@ -456,7 +456,7 @@ impl Checker {
         {
             self.report(
                 line,
-                RuleId::UnknownState,
+                Code::UnknownState,
                 format!(
                     "work state `{state}` of `{session}` is not defined by the RFD (reserved for future ACP states); it is preserved and implies no outcome — prefix implementation-specific states with `_`"
                 ),
@@ -551,7 +551,7 @@ impl Checker {
         {
             self.report(
                 line,
-                RuleId::ChunkParticipants,
+                Code::ChunkParticipants,
                 "in the final revision a `session_message_chunk` carries only content; send `senderSessionId` / `recipientSessionId` in a `session_message` upsert (final-schema decoders drop them here)".into(),
             );
         }
@@ -578,7 +578,7 @@ impl Checker {
             {
                 self.report(
                     line,
-                    RuleId::ChunkContentInvalid,
+                    Code::ChunkContentInvalid,
                     "`session_message_chunk` needs `content`: one ContentBlock object with a string `type` (e.g. {\"type\":\"text\",\"text\":\"…\"})".into(),
                 );
             }
@@ -613,7 +613,7 @@ impl Checker {
         let Some(message_id) = update.get("messageId").and_then(Value::as_str) else {
             self.report(
                 line,
-                RuleId::MessageIdMissing,
+                Code::MessageIdMissing,
                 format!(
                     "`{kind}` needs a string `messageId`, unique within session `{outer}`'s transcript"
                 ),
@@ -659,7 +659,7 @@ impl Checker {
                 (Some(old), Some(new)) if old != new => {
                     self.report(
                         line,
-                        RuleId::MessageParticipantChanged,
+                        Code::MessageParticipantChanged,
                         format!(
                             "message `{message_id}` in `{outer}` already has {name} `{old}`, now `{new}`; participants never change — omit them or repeat the same id"
                         ),
@@ -676,7 +676,7 @@ impl Checker {
             if s == r {
                 self.report(
                     line,
-                    RuleId::MessageParticipantsSame,
+                    Code::MessageParticipantsSame,
                     format!(
                         "message `{message_id}` has `{s}` as both sender and recipient; they must identify different sessions"
                     ),
@@ -684,7 +684,7 @@ impl Checker {
             } else if &**s != outer && &**r != outer {
                 self.report(
                     line,
-                    RuleId::MessageOuterMismatch,
+                    Code::MessageOuterMismatch,
                     format!(
                         "message `{message_id}` from `{s}` to `{r}` is reported in `{outer}`'s transcript; report it in the sender's (outgoing) or the recipient's (incoming) transcript"
                     ),
@@ -698,7 +698,7 @@ impl Checker {
         if self.conflicted.insert(key.clone()) {
             self.report(
                 line,
-                RuleId::MessageIdConflict,
+                Code::MessageIdConflict,
                 format!(
                     "message id `{}` of `{}` is used both by a session message and by another kind of message; message ids are unique within a session",
                     key.1, key.0
