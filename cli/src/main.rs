@@ -278,6 +278,8 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
             Format::CodexAppServer => "A Codex app-server stdio log",
             Format::ClaudeSdk => "A Claude Code stream-json log (the Agent SDK's)",
             Format::Canonical => "lineage's own canonical events",
+            // `Format` is non-exhaustive: a newer format is listed by its name alone.
+            _ => "",
         })
     });
     PossibleValuesParser::new(values).try_map(|name| name.parse::<Format>())

@@ -97,6 +97,7 @@ pub const UNKNOWN_FORMAT: &str = "cannot tell the trace format";
 
 /// The input cannot be processed at all (a usage error, not a finding).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EngineError {
     /// No header, no [`Options::format`], and no record whose shape tells the format
     /// (within the first 50 records, or before the trace ended): which lines were read

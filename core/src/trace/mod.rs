@@ -21,6 +21,7 @@ pub(crate) use json::strip_bom;
 
 /// A trace format name, as in a header's `"format"` or `--input-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Format {
     /// An ACP JSON-RPC stream (`{"from":"client"|"agent",…}`).
     Acp,

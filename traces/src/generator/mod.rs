@@ -62,13 +62,17 @@ pub fn write(format: Format, shape: Shape, seed: u64, out: &mut String) {
     render(format, &script, out);
 }
 
-/// Appends `script` rendered in `format` to `out`.
+/// Appends `script` rendered in `format` to `out` (nothing for a format this generator
+/// has no renderer for).
 pub fn render(format: Format, script: &Script, out: &mut String) {
     match format {
         Format::CodexAppServer => codex::render(script, out),
         Format::ClaudeSdk => claude::render(script, out),
         Format::Acp => acp::render(script, out),
         Format::Canonical => canonical::render(script, out),
+        // `Format` is non-exhaustive: a format added to lineage-core after this
+        // generator has no renderer yet, and its trace stays empty (not even a header).
+        _ => {}
     }
 }
 
