@@ -45,6 +45,27 @@
 //!
 //! Ids ([`SessionId`], [`TurnId`], …) and the tree's main types are re-exported here. See
 //! `ARCHITECTURE.md` for the invariants each module keeps.
+//!
+//! Snapshots and views are persistent: their public fields hold [`imbl`] collections
+//! ([`Session::turns`], [`acp::view::Session::messages`], …) and [`serde_json`] values.
+//! Both crates are re-exported, so a caller names those types at the versions this crate
+//! was built with:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use lineage_core::imbl::Vector;
+//! use lineage_core::{Session, Turn, replay};
+//!
+//! fn turns(session: &Session) -> &Vector<Arc<Turn>> {
+//!     &session.turns
+//! }
+//! let trace = r#"{"event":{"type":"root_session_created","session":"R"}}
+//! {"event":{"type":"user_submitted","session":"R","text":"go"}}
+//! "#;
+//! let replayed = replay::replay(trace, &replay::Options::default()).unwrap();
+//! let root = replayed.snapshot().unwrap().session(&"R".into()).unwrap();
+//! assert_eq!(turns(root).len(), 1);
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -73,6 +94,12 @@ pub mod replay;
 pub mod timeline;
 pub mod trace;
 pub mod tree;
+
+/// The persistent collections ([`imbl::Vector`], [`imbl::OrdMap`], [`imbl::OrdSet`]) in
+/// the public fields of [`Snapshot`]'s sessions and turns and of the ACP view.
+pub use imbl;
+/// The JSON values the ACP view, the provider records and the renderers hold and return.
+pub use serde_json;
 
 pub use ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId, TurnIdParseError};
 pub use tree::{
