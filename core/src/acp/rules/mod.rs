@@ -74,7 +74,7 @@ pub(crate) struct Checker {
 
 impl Checker {
     /// A checker; `header_version` is the trace header's `protocolVersion`, if any.
-    pub fn new(header_version: Option<u64>) -> Self {
+    pub(crate) fn new(header_version: Option<u64>) -> Self {
         Self {
             view: View::new(ViewOptions {
                 transcripts: false,
@@ -98,14 +98,14 @@ impl Checker {
     }
 
     /// A checker that also keeps message content in its view (for `replay`).
-    pub fn with_view_options(options: ViewOptions) -> Self {
+    pub(crate) fn with_view_options(options: ViewOptions) -> Self {
         let mut checker = Self::new(options.header_version);
         checker.view = View::new(options);
         checker
     }
 
     /// The Client's view so far.
-    pub fn view(&self) -> &View {
+    pub(crate) fn view(&self) -> &View {
         &self.view
     }
 
@@ -122,7 +122,7 @@ impl Checker {
 
     /// Checks one physical line of record text (blank lines are ignored).
     #[cfg(test)]
-    pub fn push_line(&mut self, line: usize, text: &str) {
+    pub(crate) fn push_line(&mut self, line: usize, text: &str) {
         if text.trim().is_empty() {
             return;
         }
@@ -133,7 +133,7 @@ impl Checker {
     }
 
     /// Checks one parsed record.
-    pub fn push_value(&mut self, line: usize, value: &Value) {
+    pub(crate) fn push_value(&mut self, line: usize, value: &Value) {
         self.push(line, wire::parse_record(value));
     }
 
@@ -189,11 +189,11 @@ impl Checker {
     }
 
     /// Reports a malformed line (e.g. bytes that are not UTF-8, found by the caller).
-    pub fn malformed(&mut self, line: usize, message: String) {
+    pub(crate) fn malformed(&mut self, line: usize, message: String) {
         self.report(line, Code::MalformedRecord, message);
     }
 
-    /// The trace ended: the end-of-trace findings join [`Checker::findings`].
+    /// The trace ended: the end-of-trace findings join those [`Checker::take_findings`] hands out.
     pub(crate) fn end(&mut self) {
         self.end_of_trace();
     }

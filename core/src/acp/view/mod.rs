@@ -31,14 +31,26 @@
 //! that stamped them); never a cost that follows the depth of the tree or the number of
 //! children that ever existed.
 //!
+//! A view is read, never fed: the [`Engine`](crate::engine::Engine) folds an `acp` trace
+//! into it ([`Engine::view`](crate::engine::Engine::view) while pushing,
+//! [`Replay::view`](crate::engine::Replay::view) at the end).
+//!
 //! ```
-//! use lineage_core::acp::view::View;
-//! let view = View::new(Default::default())
-//!     .apply(1, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#)
-//!     .apply(2, r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#)
-//!     .apply(3, r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A","title":"worker","capabilities":{"cancel":{}}}}}}"#);
+//! use lineage_core::engine::{Engine, Options};
+//!
+//! let mut engine = Engine::new(Options::default());
+//! for line in [
+//!     r#"{"lineage":"trace","format":"acp","version":1}"#,
+//!     r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#,
+//!     r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#,
+//!     r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A","title":"worker","capabilities":{"cancel":{}}}}}}"#,
+//! ] {
+//!     engine.push_line(line).unwrap();
+//! }
+//! let view = engine.view().unwrap();
 //! let a = view.session("A").unwrap();
 //! assert_eq!(a.parent.as_deref(), Some("R"));
+//! assert_eq!(a.title.as_deref(), Some("worker"));
 //! assert!(view.effective_cancel("A"));
 //! ```
 
@@ -67,19 +79,19 @@ use crate::finding::{Revision, Shapes};
 /// A session or message id (shared, ordered by content; `Borrow<str>` for lookups).
 pub type Id = Arc<str>;
 
-/// Options of the fold.
+/// Options of the fold (the engine sets them from its own [`Options`](crate::engine::Options)).
 #[derive(Debug, Clone, Copy)]
-pub struct ViewOptions {
+pub(crate) struct ViewOptions {
     /// Keep message content (the checker turns it off: it needs participants only).
-    pub transcripts: bool,
+    pub(crate) transcripts: bool,
     /// The header's `protocolVersion`, used until an `initialize` response tells.
-    pub header_version: Option<u64>,
+    pub(crate) header_version: Option<u64>,
     /// The RFD revision whose Client semantics the view follows (the cancel cascade,
     /// participant patches).
-    pub spec: Revision,
+    pub(crate) spec: Revision,
     /// Report what each record changed (the engine's `Output::changes`); the checker
     /// alone needs none.
-    pub changes: bool,
+    pub(crate) changes: bool,
 }
 
 impl Default for ViewOptions {
@@ -373,8 +385,8 @@ struct Attempt {
     touched: Vector<Id>,
 }
 
-/// The Client's view. Cloning is O(1); [`View::apply`] returns a new view and leaves
-/// this one unchanged.
+/// The Client's view. Cloning is O(1), and a view kept from an earlier record stays as it
+/// was while the engine folds the next ones into its own.
 #[derive(Debug, Clone)]
 pub struct View {
     options: ViewOptions,
@@ -419,7 +431,7 @@ pub struct View {
 
 impl View {
     /// An empty view: one connection, nothing known.
-    pub fn new(options: ViewOptions) -> Self {
+    pub(crate) fn new(options: ViewOptions) -> Self {
         Self {
             options,
             conn: 1,

@@ -16,44 +16,10 @@ use super::changes::Touch;
 use super::{
     Attempt, ChildStream, ClientCaps, Id, Message, Path, Pending, Session, Set, View, Window,
 };
-use crate::acp::wire::{
-    self, Patch, Record, Rpc, RpcId, Side, StateKey, Transport, object_patch, string_patch,
-};
+use crate::acp::wire::{self, Patch, Rpc, RpcId, Side, StateKey, object_patch, string_patch};
 use crate::finding::Revision;
 
 impl View {
-    /// The view after one more trace line (a new view; `self` is unchanged). Lines that
-    /// are not valid `acp` records (a header, a malformed line) change nothing.
-    pub fn apply(&self, line: usize, text: &str) -> View {
-        let mut next = self.clone();
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
-            next.apply_value(line, &value);
-        }
-        next
-    }
-
-    /// Applies one parsed record in place.
-    pub fn apply_value(&mut self, line: usize, value: &Value) {
-        if let Ok(record) = wire::parse_record(value) {
-            self.apply_record(line, record);
-        }
-    }
-
-    /// Applies one record in place; batch entries in array order.
-    pub(crate) fn apply_record(&mut self, line: usize, record: Record<'_>) {
-        match record {
-            Record::Transport(Transport::Connected) => self.connect(),
-            Record::Transport(Transport::Disconnected) => self.disconnect(),
-            Record::Message { from, entries, .. } => {
-                for entry in entries {
-                    if let Ok(rpc) = wire::classify(entry) {
-                        self.apply_rpc(line, from, &rpc);
-                    }
-                }
-            }
-        }
-    }
-
     /// A new connection: every per-connection fact (announcements, effective grants,
     /// current states, pending requests, replay windows) becomes stale at once.
     pub(crate) fn connect(&mut self) {

@@ -5,6 +5,33 @@
 use serde_json::{Value, json};
 
 use super::{Id, ToolCall, View, ViewOptions};
+use crate::acp::wire::{self, Record, Transport};
+
+/// The tests fold lines straight into a view; outside them the engine is the one way in.
+impl View {
+    /// The view after one more trace line (a new view; `self` is unchanged). Lines that
+    /// are not valid `acp` records (a header, a malformed line) change nothing; batch
+    /// entries apply in array order.
+    fn apply(&self, line: usize, text: &str) -> View {
+        let mut next = self.clone();
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return next;
+        };
+        match wire::parse_record(&value) {
+            Ok(Record::Transport(Transport::Connected)) => next.connect(),
+            Ok(Record::Transport(Transport::Disconnected)) => next.disconnect(),
+            Ok(Record::Message { from, entries, .. }) => {
+                for entry in entries {
+                    if let Ok(rpc) = wire::classify(entry) {
+                        next.apply_rpc(line, from, &rpc);
+                    }
+                }
+            }
+            Err(_) => {}
+        }
+        next
+    }
+}
 
 const PRELUDE: [&str; 4] = [
     r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"subagents":{}}}}}"#,
