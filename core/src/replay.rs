@@ -1,4 +1,4 @@
-//! Replay: a whole trace text through the [`Engine`](crate::engine::Engine), for tests,
+//! Replay: a whole trace text through the [`Engine`], for tests,
 //! documentation and embedders that have the text in hand.
 //!
 //! Owns: nothing but the loop; the engine does the rest.
@@ -46,6 +46,15 @@ pub fn replay(text: &str, options: &Options) -> Result<Replay, EngineError> {
 
 /// Checks a whole trace text: as [`replay`] to its end, without keeping ACP message
 /// content (what `lineage check` does).
+///
+/// ```
+/// use lineage_core::replay;
+///
+/// let trace = "{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\"}}\n{oops\n";
+/// let checked = replay::check(trace, None).unwrap();
+/// assert!(checked.ended);
+/// assert_eq!((checked.findings[0].line, checked.findings[0].rule.as_str()), (2, "malformed-record"));
+/// ```
 pub fn check(text: &str, format: Option<Format>) -> Result<Replay, EngineError> {
     check_with(
         text,
@@ -57,6 +66,16 @@ pub fn check(text: &str, format: Option<Format>) -> Result<Replay, EngineError> 
 }
 
 /// [`check`] with every option (`until_line` cuts the trace as in [`replay`]).
+///
+/// ```
+/// use lineage_core::replay;
+///
+/// let trace = "{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\"}}\n{oops\n";
+/// let options = replay::Options { until_line: Some(1), ..replay::Options::default() };
+/// let cut = replay::check_with(trace, &options).unwrap();
+/// assert!(!cut.ended); // cut at line 1: line 2 was never read
+/// assert!(cut.findings.is_empty());
+/// ```
 pub fn check_with(text: &str, options: &Options) -> Result<Replay, EngineError> {
     run(text, options, false)
 }

@@ -223,6 +223,20 @@ pub struct Source {
 /// Reads a native source: files of any native kind (a Codex sessions folder, a Claude
 /// Code project folder, a mix), grouped into one stream per root. Files of no native
 /// kind are reported (`native-file-unrelated`) and otherwise skipped.
+///
+/// ```
+/// use lineage_core::native::{self, File};
+///
+/// let rollout = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}
+/// {"timestamp":"2026-12-01T15:01:26.611Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}
+/// {"timestamp":"2026-12-01T15:01:26.700Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"T1","turn_id":"u1","item":{"type":"UserMessage","id":"m1","content":[{"type":"text","text":"hi"}]}}}
+/// {"timestamp":"2026-12-01T15:01:26.910Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"u1"}}
+/// "#;
+/// let source = native::read(&[File::new("rollout-T1.jsonl", rollout), File::new("notes.txt", "hi")]);
+/// assert_eq!(source.streams.len(), 1);
+/// assert_eq!((source.streams[0].root.as_str(), source.streams[0].records.len()), ("T1", 4));
+/// assert_eq!((source.findings[0].file, source.findings[0].finding.rule.as_str()), (1, "native-file-unrelated"));
+/// ```
 pub fn read(files: &[File]) -> Source {
     let mut source = Source {
         files: files.iter().map(|f| f.path.clone()).collect(),
@@ -301,7 +315,26 @@ pub struct NativeReplay {
     pub end: Output,
 }
 
-/// Replays stream `index` of `source` through the engine.
+/// Replays stream `index` of `source` through the engine (to its end, or cut after
+/// [`Options::until`] records).
+///
+/// ```
+/// use lineage_core::{native::{self, File}, Phase};
+///
+/// let rollout = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}
+/// {"timestamp":"2026-12-01T15:01:26.611Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}
+/// {"timestamp":"2026-12-01T15:01:26.700Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"T1","turn_id":"u1","item":{"type":"UserMessage","id":"m1","content":[{"type":"text","text":"hi"}]}}}
+/// {"timestamp":"2026-12-01T15:01:26.910Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"u1"}}
+/// "#;
+/// let source = native::read(&[File::new("rollout-T1.jsonl", rollout)]);
+/// let cut = native::replay(&source, 0, native::Options { until: Some(2), ..Default::default() }).unwrap();
+/// let turn = |r: &native::NativeReplay| r.replay.snapshot().unwrap().session(&"T1".into()).unwrap().turns[0].phase;
+/// assert!(!cut.replay.ended);
+/// assert_eq!(turn(&cut), Phase::Submitted);
+/// let whole = native::replay(&source, 0, native::Options::default()).unwrap();
+/// assert_eq!(turn(&whole), Phase::Settled);
+/// assert_eq!(whole.findings[0].finding.rule.as_str(), "native-source-limits"); // no approvals in rollouts
+/// ```
 pub fn replay(
     source: &Source,
     index: usize,
@@ -312,6 +345,23 @@ pub fn replay(
 
 /// [`replay`], handing `observe` the engine, the output and the record after each
 /// record (a timeline or a projection follows the replay this way).
+///
+/// ```
+/// use lineage_core::native::{self, File};
+///
+/// let rollout = r#"{"timestamp":"2026-12-01T15:01:26.610Z","type":"session_meta","payload":{"id":"T1","source":"cli"}}
+/// {"timestamp":"2026-12-01T15:01:26.611Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}
+/// {"timestamp":"2026-12-01T15:01:26.700Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"T1","turn_id":"u1","item":{"type":"UserMessage","id":"m1","content":[{"type":"text","text":"hi"}]}}}
+/// {"timestamp":"2026-12-01T15:01:26.910Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"u1"}}
+/// "#;
+/// let source = native::read(&[File::new("rollout-T1.jsonl", rollout)]);
+/// let mut changes = Vec::new();
+/// native::replay_observed(&source, 0, native::Options::default(), |_, out, _| {
+///     changes.push(out.changes.len());
+/// }).unwrap();
+/// assert_eq!(changes.len(), 4); // one call per provider record
+/// assert!(changes[0] > 0); // the root session and its turn
+/// ```
 pub fn replay_observed(
     source: &Source,
     index: usize,

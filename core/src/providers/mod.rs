@@ -1,12 +1,12 @@
 //! Provider adapters: pure normalizers from a provider's wire records to canonical events.
 //!
-//! Owns: the `{"from":…,"message":…,"at":…}` envelope of provider traces, the [`Ctx`]
+//! Owns: the `{"from":…,"message":…,"at":…}` envelope of provider traces, the `Ctx`
 //! an adapter works through (the record's line and time, the tree, the output), and one
 //! adapter per provider (`codex`, `claude`).
 //! Never: decides settlement. An adapter knows provider shapes and routing (which thread
 //! is which session, which request is which interaction); every lifecycle rule is the
 //! canonical reducer's. An adapter learns what an event did from the [`Step`] that
-//! [`Ctx::emit`] hands back, and may read the tree through [`Ctx::snapshot`], never
+//! `Ctx::emit` hands back, and may read the tree through `Ctx::snapshot`, never
 //! write it except by emitting events. It never re-enters itself: records it held are
 //! handed back to the engine, which applies them in order.
 

@@ -238,6 +238,17 @@ fn document<'a>(format: Format, snapshot: &'a Snapshot, findings: &'a [Finding])
 }
 
 /// Just the snapshot's sessions and interactions (no format, no diagnostics).
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     &replay::Options::default(),
+/// ).unwrap();
+/// let json = render::snapshot_json(r.snapshot().unwrap());
+/// assert_eq!(json["sessions"][0]["id"], "R");
+/// assert!(json.get("findings").is_none() && json.get("format").is_none());
+/// ```
 pub fn snapshot_json(snapshot: &Snapshot) -> serde_json::Value {
     serde_json::json!({
         "sessions": snapshot

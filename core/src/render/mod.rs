@@ -140,6 +140,15 @@ pub fn write_json(
 }
 
 /// The replay as a Mermaid flowchart (findings are not part of the chart).
+///
+/// ```
+/// use lineage_core::{render, replay};
+/// let r = replay::replay(
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     &replay::Options::default(),
+/// ).unwrap();
+/// assert_eq!(render::mermaid(&r), "flowchart TD\n  s0[\"R · root\"]\n");
+/// ```
 pub fn mermaid(replay: &Replay) -> String {
     match &replay.state {
         State::Tree(snapshot) => mermaid::mermaid(snapshot),
