@@ -376,6 +376,19 @@ impl Engine {
     /// Pushes the next physical line of a trace (a header, a record or a blank line).
     /// Lines read before the format is known are held (at most 50 records) and applied
     /// once it is.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// use lineage_core::trace::Format;
+    ///
+    /// let mut engine = Engine::new(Options::default());
+    /// engine.push_line("").unwrap(); // a blank line counts: line numbers are physical
+    /// let out = engine.push_line(r#"{"event":{"type":"root_session_created","session":"R"}}"#).unwrap();
+    /// assert_eq!(engine.format(), Some(Format::Canonical)); // told by its vocabulary
+    /// assert!(!out.changes.is_empty());
+    /// let out = engine.push_line("{oops").unwrap();
+    /// assert_eq!((out.findings[0].line, out.findings[0].rule.as_str()), (3, "malformed-record"));
+    /// ```
     pub fn push_line(&mut self, text: &str) -> Result<Output, EngineError> {
         self.line += 1;
         let text = if self.line == 1 {
@@ -536,6 +549,22 @@ impl Engine {
 
     /// Pushes a canonical event (a `canonical` trace, or no format yet); it counts as the
     /// next line.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, EngineError, Options};
+    /// use lineage_core::trace::Format;
+    /// use lineage_core::Event;
+    ///
+    /// let created: Event =
+    ///     serde_json::from_value(serde_json::json!({"type":"root_session_created","session":"R"})).unwrap();
+    /// let mut engine = Engine::new(Options::default());
+    /// let out = engine.push_event(created.clone(), Some(1_000)).unwrap();
+    /// assert!(!out.changes.is_empty());
+    /// assert!(engine.snapshot().session(&"R".into()).is_some());
+    ///
+    /// let mut acp = Engine::new(Options { format: Some(Format::Acp), ..Options::default() });
+    /// assert!(matches!(acp.push_event(created, None), Err(EngineError::WrongInput { .. })));
+    /// ```
     pub fn push_event(&mut self, event: Event, at: Option<Millis>) -> Result<Output, EngineError> {
         self.line += 1;
         self.seen_content = true;
@@ -564,6 +593,29 @@ impl Engine {
     /// record has no deadline, so this stays `None` and the reservation never times out;
     /// it ends only when the continuation's root output arrives or the root turn is
     /// canceled.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// use lineage_core::Phase;
+    ///
+    /// let mut engine = Engine::new(Options::default());
+    /// for line in [
+    ///     r#"{"lineage":"trace","format":"claude-sdk","version":1}"#,
+    ///     r#"{"from":"host","message":{"type":"user","message":{"role":"user","content":"go"},"session_id":""},"at":1000}"#,
+    ///     r#"{"from":"cli","message":{"type":"system","subtype":"init","session_id":"S"},"at":1001}"#,
+    ///     r#"{"from":"cli","message":{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"prompt":"p","run_in_background":true}}]},"parent_tool_use_id":null,"session_id":"S"},"at":1002}"#,
+    ///     r#"{"from":"cli","message":{"type":"system","subtype":"task_started","task_id":"k","tool_use_id":"t1","is_backgrounded":true,"session_id":"S"},"at":1003}"#,
+    ///     r#"{"from":"cli","message":{"type":"result","subtype":"success","is_error":false,"session_id":"S"},"at":1004}"#,
+    /// ] {
+    ///     engine.push_line(line).unwrap();
+    ///     assert_eq!(engine.poll_timeout(), None);
+    /// }
+    /// // The last background child completes: the root may continue, for 30 s.
+    /// engine.push_line(r#"{"from":"cli","message":{"type":"system","subtype":"task_notification","task_id":"k","tool_use_id":"t1","status":"completed","session_id":"S"},"at":20000}"#).unwrap();
+    /// assert_eq!(engine.poll_timeout(), Some(50_000));
+    /// let phase = |e: &Engine| e.snapshot().session(&"S".into()).unwrap().turns[0].phase;
+    /// assert_eq!(phase(&engine), Phase::Running);
+    /// ```
     pub fn poll_timeout(&self) -> Option<Millis> {
         match &self.arm {
             Some(Arm::Claude(adapter)) => adapter.deadline(),
@@ -573,6 +625,30 @@ impl Engine {
 
     /// Time has reached `now` (ms, the records' clock): every time rule due by then
     /// fires. Records with an `at` advance time the same way before they apply.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    /// use lineage_core::Phase;
+    ///
+    /// let mut engine = Engine::new(Options::default());
+    /// for line in [
+    ///     r#"{"lineage":"trace","format":"claude-sdk","version":1}"#,
+    ///     r#"{"from":"host","message":{"type":"user","message":{"role":"user","content":"go"},"session_id":""},"at":1000}"#,
+    ///     r#"{"from":"cli","message":{"type":"system","subtype":"init","session_id":"S"},"at":1001}"#,
+    ///     r#"{"from":"cli","message":{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"prompt":"p","run_in_background":true}}]},"parent_tool_use_id":null,"session_id":"S"},"at":1002}"#,
+    ///     r#"{"from":"cli","message":{"type":"system","subtype":"task_started","task_id":"k","tool_use_id":"t1","is_backgrounded":true,"session_id":"S"},"at":1003}"#,
+    ///     r#"{"from":"cli","message":{"type":"result","subtype":"success","is_error":false,"session_id":"S"},"at":1004}"#,
+    ///     r#"{"from":"cli","message":{"type":"system","subtype":"task_notification","task_id":"k","tool_use_id":"t1","status":"completed","session_id":"S"},"at":20000}"#,
+    /// ] {
+    ///     engine.push_line(line).unwrap();
+    /// }
+    /// let phase = |e: &Engine| e.snapshot().session(&"S".into()).unwrap().turns[0].phase;
+    /// assert!(engine.handle_timeout(49_999).changes.is_empty()); // not due yet
+    /// assert_eq!(phase(&engine), Phase::Running);
+    /// let out = engine.handle_timeout(50_000); // no continuation came: the root settles
+    /// assert!(!out.changes.is_empty());
+    /// assert_eq!((phase(&engine), engine.poll_timeout()), (Phase::Settled, None));
+    /// ```
     pub fn handle_timeout(&mut self, now: Millis) -> Output {
         let out = self.timeouts(self.line, now);
         self.keep(out)
@@ -618,6 +694,25 @@ impl Engine {
 
     /// The trace ended ([`Engine::end`], if not called yet): the final state with every
     /// finding, end-of-trace ones included.
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    ///
+    /// let mut engine = Engine::new(Options::default());
+    /// for line in [
+    ///     r#"{"lineage":"trace","format":"acp","version":1}"#,
+    ///     r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}}"#,
+    /// ] {
+    ///     engine.push_line(line).unwrap();
+    /// }
+    /// let ended = engine.finish().unwrap();
+    /// assert!(ended.ended);
+    /// // Request 7 was still unanswered when the trace ended.
+    /// assert_eq!((ended.findings[0].line, ended.findings[0].rule.as_str()), (5, "child-request-unanswered"));
+    /// ```
     pub fn finish(mut self) -> Result<Replay, EngineError> {
         self.end()?;
         Ok(self.into_replay())
@@ -625,6 +720,26 @@ impl Engine {
 
     /// The trace is cut here (as `--at`): the state as it stands, with no end-of-trace
     /// findings (nothing has ended).
+    ///
+    /// ```
+    /// use lineage_core::engine::{Engine, Options};
+    ///
+    /// let mut engine = Engine::new(Options::default());
+    /// for line in [
+    ///     r#"{"lineage":"trace","format":"acp","version":1}"#,
+    ///     r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}}}"#,
+    ///     r#"{"from":"agent","message":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}}"#,
+    /// ] {
+    ///     engine.push_line(line).unwrap();
+    /// }
+    /// let cut = engine.clone().stop().unwrap();
+    /// assert!(!cut.ended);
+    /// assert!(cut.findings.is_empty()); // request 7 may still be answered
+    /// assert!(cut.view().unwrap().session("A").is_some());
+    /// assert_eq!(engine.finish().unwrap().findings.len(), 1); // what ending it would report
+    /// ```
     pub fn stop(mut self) -> Result<Replay, EngineError> {
         if self.arm.is_none() {
             let format = self
