@@ -24,6 +24,13 @@
 //! assert_eq!(root_turn.phase, Phase::Waiting); // child A is still active
 //! ```
 //!
+//! Every input enters through one [`engine::Engine`] (`push_line`, `push_bytes`,
+//! `push_record`, `push_event`, `handle_timeout`, then `end`, `finish` or `stop`);
+//! [`replay::replay`], [`replay::check`], [`native::replay`] and
+//! [`project::Converter`] drive it over a whole input, and the readers ([`render`],
+//! [`timeline`], [`project::Projector`]) only read what it returns. The ACP view and
+//! checker have no way in of their own.
+//!
 //! Modules, from the bottom up (each imports only modules listed before it, and the private
 //! `ids` and `output`):
 //!
