@@ -25,6 +25,8 @@ use crate::trace::Format;
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ViewJson<'a> {
+    /// The document's version.
+    v: u32,
     format: &'static str,
     connection: &'static str,
     version: Option<u64>,
@@ -146,6 +148,7 @@ impl<'a> From<&'a Finding> for FindingJson<'a> {
 
 fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
     ViewJson {
+        v: crate::render::changes::VERSION,
         format: "acp",
         connection: if view.connected() {
             "connected"

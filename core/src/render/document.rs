@@ -34,6 +34,8 @@ use crate::tree::{
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TreeDocument {
+    /// The document's version: 1.
+    pub v: u32,
     /// The trace's format.
     pub format: String,
     /// Sessions in creation order.
@@ -216,6 +218,8 @@ pub struct FindingDoc {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ViewDocument {
+    /// The document's version: 1.
+    pub v: u32,
     /// `acp`.
     pub format: String,
     /// `connected` or `disconnected`.

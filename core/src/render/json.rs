@@ -16,6 +16,8 @@ use crate::tree::{
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Document<'a> {
+    /// The document's version (`crate::render::changes::VERSION`).
+    v: u32,
     format: &'a str,
     sessions: Sessions<'a>,
     interactions: Interactions<'a>,
@@ -187,7 +189,7 @@ pub(crate) fn json(format: Format, snapshot: &Snapshot, findings: &[Finding]) ->
 ///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
 ///     &replay::Options::default(),
 /// ).unwrap();
-/// assert!(render::json_string(&r, false).starts_with(r#"{"format":"canonical","sessions":[{"id":"R","kind":"root""#));
+/// assert!(render::json_string(&r, false).starts_with(r#"{"v":1,"format":"canonical","sessions":[{"id":"R","kind":"root""#));
 /// ```
 pub(crate) fn json_string(
     format: Format,
@@ -222,6 +224,7 @@ pub(crate) fn write_json(
 
 fn document<'a>(format: Format, snapshot: &'a Snapshot, findings: &'a [Finding]) -> Document<'a> {
     Document {
+        v: super::changes::VERSION,
         format: format.as_str(),
         sessions: Sessions(snapshot.sessions_in_creation_order()),
         interactions: Interactions(snapshot.interactions()),

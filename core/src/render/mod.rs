@@ -99,7 +99,7 @@ pub fn engine_json(engine: &Engine) -> serde_json::Value {
 ///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
 ///     &replay::Options::default(),
 /// ).unwrap();
-/// assert!(render::json_string(&r, false).starts_with(r#"{"format":"canonical","sessions":[{"id":"R","kind":"root""#));
+/// assert!(render::json_string(&r, false).starts_with(r#"{"v":1,"format":"canonical","sessions":[{"id":"R","kind":"root""#));
 /// ```
 pub fn json_string(replay: &Replay, pretty: bool) -> String {
     match &replay.state {
