@@ -41,12 +41,16 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
 /// or to its end; records the timeline too for `--format html`.
 fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
     let until = args.at.and_then(|n| usize::try_from(n).ok());
+    let html = args.format == OutputFormat::Html;
     let mut engine = Engine::new(Options {
         format: args.input_format,
         acp_spec: args.spec,
+        // The timeline of the HTML page reads each push's changes; the other views read
+        // only the final state.
+        view_changes: html,
         ..Options::default()
     });
-    let mut timeline = (args.format == OutputFormat::Html).then(Timeline::default);
+    let mut timeline = html.then(Timeline::default);
     let failed = input::each_line(&args.trace, |line| {
         if until.is_some_and(|stop| engine.line() >= stop) {
             return ControlFlow::Break(None);

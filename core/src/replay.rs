@@ -84,8 +84,8 @@ fn run(text: &str, options: &Options, transcripts: bool) -> Result<Replay, Engin
     let mut engine = Engine::new(EngineOptions {
         format: options.format,
         transcripts,
-        // `check` reads findings only; `replay` keeps the view's changes as embedders do.
-        view_changes: transcripts,
+        // Only the final state is returned: no push's changes are read.
+        view_changes: false,
         acp_spec: options.spec,
         ..EngineOptions::default()
     });
