@@ -330,7 +330,15 @@ mod tests {
         assert_eq!(at(&format!("{{{e},\"at\":5.9}}")), Ok((Some(5), false)));
         assert_eq!(at(&format!("{{{e}}}")), Ok((None, false)));
         assert_eq!(at(&format!("{{{e},\"at\":null}}")), Ok((None, false)));
-        for bad in ["-1", "\"5\"", "1e40", "18446744073709551616", "{}"] {
+        for bad in [
+            "-1",
+            "\"5\"",
+            "1e40",
+            "1e400",
+            "-1e400",
+            "18446744073709551616",
+            "{}",
+        ] {
             assert_eq!(
                 at(&format!("{{{e},\"at\":{bad}}}")),
                 Ok((None, true)),
