@@ -98,6 +98,9 @@ fn show(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Exit
     }
 }
 
+/// The tree of a trace that holds no session and no finding.
+const EMPTY_TREE: &str = "no sessions: the trace holds no record that creates one";
+
 /// The text of one view of a replay (findings go to stderr with a Mermaid chart).
 fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> String {
     match args.format {
@@ -105,7 +108,11 @@ fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Stri
             let summary = timeline.map(|t| t.summary(replay)).unwrap_or_default();
             render::html(replay, &summary, &args.trace.display().to_string())
         }
-        OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
+        OutputFormat::Tree => match render::tree(replay) {
+            // A trace with no record (a header alone) shows an empty tree, said in words.
+            tree if tree.trim().is_empty() => format!("{EMPTY_TREE}\n"),
+            tree => terminal::for_people(&tree).into_owned(),
+        },
         // Streamed as the trace is read (`changes::run`); never reaches a finished view.
         OutputFormat::Changes => String::new(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
