@@ -123,3 +123,64 @@ fn a_record_that_is_not_an_object_says_so_in_plain_words() {
         assert_eq!(messages, expected, "{format}");
     }
 }
+
+#[test]
+fn convert_of_an_acp_trace_is_a_usage_error_that_says_why() {
+    let acp = concat!(
+        r#"{"lineage":"trace","format":"acp","version":1}"#,
+        "\n",
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}"#,
+        "\n",
+    );
+    let path = write("convert-acp.jsonl", acp.as_bytes());
+    let path = path.to_str().unwrap();
+    for to in ["acp-v1", "acp-v2", "canonical"] {
+        let out = lineage(&["convert", path, "--to", to]);
+        assert_eq!(out.status.code(), Some(2), "{to}");
+        assert!(out.stdout.is_empty(), "nothing half-converted is printed");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {path}: is an `acp` trace: convert projects the session tree of a \
+                 provider (codex-app-server, claude-sdk) or canonical trace to ACP, and an ACP \
+                 trace has none; check it with `lineage check`, or view it with `lineage \
+                 replay`\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn at_past_the_end_says_so() {
+    let trace = concat!(
+        r#"{"lineage":"trace","format":"canonical","version":1}"#,
+        "\n",
+        r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+        "\n",
+    );
+    let path = write("past-end.jsonl", trace.as_bytes());
+    let out = lineage(&["replay", path.to_str().unwrap(), "--at", "99999"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "note: --at 99999 is past the end of the trace (its last line is 2): the whole trace \
+         is shown, as a cut, without the end-of-trace findings\n"
+    );
+    let out = lineage(&["replay", path.to_str().unwrap(), "--at", "2"]);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn a_negative_at_is_told_what_at_takes() {
+    let out = lineage(&["replay", "-", "--at", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "error: invalid value '-1' for '--at <LINE>': `--at` takes a line number of the \
+             trace, 1 or more (1 is its first line), got `-1`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("-- -1"), "{err}");
+}
