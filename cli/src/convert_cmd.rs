@@ -168,6 +168,7 @@ fn to_canonical(args: &ConvertArgs) -> Result<(String, bool), String> {
         |record| engine.borrow_mut().push_record(record).map(events),
     )?;
     let replay = engine.into_inner().finish().map_err(|e| e.to_string())?;
+    not_acp(&replay)?;
     let errors = input.report(args, &replay.findings);
     Ok((text, errors))
 }
@@ -184,10 +185,25 @@ fn convert(args: &ConvertArgs, options: ProjectOptions) -> Result<(String, bool)
         |record| converter.borrow_mut().push_record(record),
     )?;
     let (tail, replay) = converter.into_inner().finish().map_err(|e| e.to_string())?;
+    not_acp(&replay)?;
     text.push_str(&tail);
     let errors = input.report(args, &replay.findings);
     Ok((text, errors))
 }
+
+/// An `acp` input has no session tree to project (the ACP view is the Client's, not a
+/// canonical tree): a usage error, never a trace holding only a header.
+fn not_acp(replay: &lineage_core::engine::Replay) -> Result<(), String> {
+    if replay.format != lineage_core::trace::Format::Acp {
+        return Ok(());
+    }
+    Err(ACP_INPUT.to_owned())
+}
+
+/// Why an `acp` trace is not converted.
+const ACP_INPUT: &str = "is an `acp` trace: convert projects the session tree of a provider \
+    (codex-app-server, claude-sdk) or canonical trace to ACP, and an ACP trace has none; \
+    check it with `lineage check`, or view it with `lineage replay`";
 
 fn write(args: &ConvertArgs, text: &str) -> Result<(), String> {
     match &args.output {

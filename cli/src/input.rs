@@ -19,7 +19,8 @@ pub(crate) fn is_stdin(path: &Path) -> bool {
 }
 
 /// Feeds the bytes of every physical line of `path` (without its `\n` or `\r\n`) to
-/// `each` until it breaks. An I/O error is returned as text for a usage error.
+/// `each` until it breaks. An I/O error, an input that is empty (no byte but white space)
+/// or UTF-16 text is returned as text for a usage error.
 pub(crate) fn each_line<E>(
     path: &Path,
     mut each: impl FnMut(&[u8]) -> ControlFlow<E>,
@@ -29,7 +30,12 @@ pub(crate) fn each_line<E>(
     } else {
         Box::new(BufReader::new(File::open(path).map_err(|e| e.to_string())?))
     };
+    let start = reader.fill_buf().map_err(|e| e.to_string())?;
+    if is_utf16(start) {
+        return Err(UTF16.to_owned());
+    }
     let mut buf = Vec::new();
+    let mut blank = true;
     loop {
         buf.clear();
         if reader
@@ -37,12 +43,36 @@ pub(crate) fn each_line<E>(
             .map_err(|e| e.to_string())?
             == 0
         {
-            return Ok(None);
+            return if blank {
+                Err(EMPTY.to_owned())
+            } else {
+                Ok(None)
+            };
         }
+        blank = blank && buf.iter().all(u8::is_ascii_whitespace);
         let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if let ControlFlow::Break(e) = each(line) {
             return Ok(Some(e));
         }
+    }
+}
+
+/// An input without a record: nothing, or blank lines only (an empty file, `/dev/null`,
+/// a closed standard input).
+pub(crate) const EMPTY: &str =
+    "empty input: no record was read (a trace is one JSON record per line)";
+
+/// An input in UTF-16.
+pub(crate) const UTF16: &str =
+    "the input is UTF-16 text: lineage reads UTF-8 (convert it: `iconv -f UTF-16 -t UTF-8`)";
+
+/// Does a text start like UTF-16: a byte-order mark (`FF FE`, `FE FF`), or an ASCII
+/// character next to a NUL byte (`{\0`, `\0{`), which UTF-8 JSON never starts with?
+fn is_utf16(start: &[u8]) -> bool {
+    match start {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => true,
+        [a, 0, ..] | [0, a, ..] => a.is_ascii() && *a != 0,
+        _ => false,
     }
 }

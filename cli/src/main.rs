@@ -237,7 +237,7 @@ struct ReplayArgs {
     format: OutputFormat,
     /// Show the snapshot after this physical line (the header is line 1); for a native
     /// source, after this many records in the order they are applied.
-    #[arg(long, value_name = "LINE", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "LINE", allow_negative_numbers = true, value_parser = replay_cmd::parse_at)]
     at: Option<u64>,
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = format_parser())]

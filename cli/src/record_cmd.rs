@@ -54,12 +54,8 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
         terminal::warn("error: no program to run after `--`");
         return Exit::Usage;
     };
-    let mut file = match File::create(&args.output) {
-        Ok(f) => f,
-        Err(e) => {
-            terminal::warn(&format!("error: {}: {e}", args.output.display()));
-            return Exit::Usage;
-        }
+    let Some(mut trace) = Trace::open(args) else {
+        return Exit::Usage;
     };
     let mut child = match Command::new(program)
         .args(rest)
@@ -70,19 +66,21 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
     {
         Ok(c) => c,
         Err(e) => {
-            terminal::warn(&format!("error: cannot run `{program}`: {e}"));
-            return Exit::Usage;
+            trace.discard();
+            terminal::warn(&format!(
+                "error: cannot run `{program}`: {e}; no trace was written"
+            ));
+            return cannot_run(&e);
         }
     };
+    trace.start();
     forward_signals(&child);
     let (tx, rx) = mpsc::channel::<Read_>();
     start_pumps(&mut child, tx);
     let mut writer = Writer::new(args);
     let mut write = |read: Read_| {
-        if let Read_::Line(dir, line, at) = read
-            && let Err(e) = writer.record(&mut file, dir, &line, at)
-        {
-            terminal::warn(&format!("error: {}: {e}", args.output.display()));
+        if let Read_::Line(dir, line, at) = read {
+            trace.write(&mut writer, dir, &line, at);
         }
     };
     // Until the program closes its output; then whatever our input still had queued.
@@ -98,7 +96,101 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
         write(read);
     }
     writer.finish();
-    exit_of(status)
+    let exit = exit_of(status);
+    match trace.failed {
+        None => exit,
+        Some((why, lost)) => {
+            terminal::warn(&format!(
+                "error: {}: cannot write the trace ({why}): {lost} line(s) of the program's \
+                 traffic were forwarded but not recorded (the program exited with {})",
+                args.output.display(),
+                code_of(&exit)
+            ));
+            Exit::Usage
+        }
+    }
+}
+
+fn code_of(exit: &Exit) -> u8 {
+    match exit {
+        Exit::Clean => 0,
+        Exit::Findings => 1,
+        Exit::Usage => 2,
+        Exit::Code(code) => *code,
+    }
+}
+
+/// The exit code of a program that could not be started, as a shell's: 127 when it does
+/// not exist, 126 when it cannot be executed, 2 otherwise.
+fn cannot_run(e: &std::io::Error) -> Exit {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Exit::Code(127),
+        std::io::ErrorKind::PermissionDenied => Exit::Code(126),
+        _ => Exit::Usage,
+    }
+}
+
+/// The trace file: opened before the program starts (so an unwritable path runs nothing)
+/// without truncating what it holds, emptied once the program runs, removed again when
+/// lineage created it and the program could not start. After the first write error
+/// nothing more is written; the lines forwarded meanwhile are counted, and said once.
+struct Trace {
+    file: File,
+    path: std::path::PathBuf,
+    created: bool,
+    /// The first write error, and the lines not recorded since (said once, at the end).
+    failed: Option<(String, usize)>,
+}
+
+impl Trace {
+    fn open(args: &RecordArgs) -> Option<Self> {
+        let created = !args.output.exists();
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&args.output);
+        match opened {
+            Ok(file) => Some(Trace {
+                file,
+                path: args.output.clone(),
+                created,
+                failed: None,
+            }),
+            Err(e) => {
+                terminal::warn(&format!("error: {}: {e}", args.output.display()));
+                None
+            }
+        }
+    }
+
+    /// The program runs: a regular file starts empty.
+    fn start(&mut self) {
+        if !self.file.metadata().is_ok_and(|m| m.is_file()) {
+            return;
+        }
+        if let Err(e) = self.file.set_len(0) {
+            self.failed = Some((e.to_string(), 0));
+        }
+    }
+
+    /// The program never ran: a file lineage created is removed.
+    fn discard(self) {
+        if self.created {
+            drop(self.file);
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    fn write(&mut self, writer: &mut Writer, dir: Dir, line: &[u8], at: u64) {
+        if let Some((_, lost)) = self.failed.as_mut() {
+            *lost += 1;
+            return;
+        }
+        if let Err(e) = writer.record(&mut self.file, dir, line, at) {
+            self.failed = Some((e.to_string(), 1));
+        }
+    }
 }
 
 /// What a pump read.

@@ -70,9 +70,23 @@ fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
         _ if until.is_some() => engine.stop(),
         _ => engine.finish(),
     };
+    if let (Some(at), Ok(r)) = (until, &replay)
+        && at > r.last_line
+    {
+        terminal::warn(&past_the_end(at, r.last_line));
+    }
     replay
         .map(|r| (r, timeline))
         .map_err(|e: EngineError| e.to_string())
+}
+
+/// The word said when `--at` names a line after the last one: the whole trace is shown,
+/// still as a cut (no end-of-trace findings).
+pub(crate) fn past_the_end(at: usize, last: usize) -> String {
+    format!(
+        "note: --at {at} is past the end of the trace (its last line is {last}): the whole \
+         trace is shown, as a cut, without the end-of-trace findings"
+    )
 }
 
 /// Prints one view of a replay (findings go to stderr with a Mermaid chart) and returns
@@ -102,6 +116,9 @@ fn show(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Exit
     }
 }
 
+/// The tree of a trace that holds no session and no finding.
+const EMPTY_TREE: &str = "no sessions: the trace holds no record that creates one";
+
 /// The text of one view of a replay (findings go to stderr with a Mermaid chart).
 fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> String {
     match args.format {
@@ -109,7 +126,11 @@ fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Stri
             let summary = timeline.map(|t| t.summary(replay)).unwrap_or_default();
             render::html(replay, &summary, &args.trace.display().to_string())
         }
-        OutputFormat::Tree => terminal::for_people(&render::tree(replay)).into_owned(),
+        OutputFormat::Tree => match render::tree(replay) {
+            // A trace with no record (a header alone) shows an empty tree, said in words.
+            tree if tree.trim().is_empty() => format!("{EMPTY_TREE}\n"),
+            tree => terminal::for_people(&tree).into_owned(),
+        },
         // Streamed as the trace is read (`changes::run`); never reaches a finished view.
         OutputFormat::Changes => String::new(),
         OutputFormat::Json => render::json_string(replay, true) + "\n",
@@ -120,5 +141,16 @@ fn view(args: &ReplayArgs, replay: &Replay, timeline: Option<&Timeline>) -> Stri
             }
             render::mermaid(replay)
         }
+    }
+}
+
+/// `--at`'s value: a physical line number, 1 or more (a negative one is read as a value,
+/// so it is told what is wrong, not to write `-- -1`).
+pub(crate) fn parse_at(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`--at` takes a line number of the trace, 1 or more (1 is its first line), got `{s}`"
+        )),
     }
 }

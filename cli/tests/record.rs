@@ -194,3 +194,69 @@ fn a_signal_to_lineage_reaches_the_program() {
         "{text}"
     );
 }
+
+#[test]
+fn a_trace_that_cannot_be_written_is_one_error_and_exit_2() {
+    let agent = agent("full");
+    let out = run(
+        &[
+            "record",
+            "-o",
+            "/dev/full",
+            "--",
+            "sh",
+            agent.to_str().unwrap(),
+        ],
+        INPUT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: /dev/full: cannot write the trace (No space left on device (os error 28)): \
+          4 line(s) of the program's traffic were forwarded but not recorded (the program \
+          exited with 3)"
+        ],
+        "{stderr}"
+    );
+    // The traffic itself still went through.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+}
+
+#[test]
+fn a_program_that_does_not_exist_leaves_no_trace_file_and_exits_127() {
+    let trace = dir().join("never.jsonl");
+    let out = run(
+        &[
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "/no/such/program",
+        ],
+        INPUT,
+    );
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot run `/no/such/program`: No such file or directory (os error 2); no \
+         trace was written\n"
+    );
+    assert!(!trace.exists(), "no file is left behind");
+    // A file that was there before is left as it was.
+    std::fs::write(&trace, "kept\n").unwrap();
+    let out = run(
+        &[
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "/no/such/program",
+        ],
+        INPUT,
+    );
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), "kept\n");
+}

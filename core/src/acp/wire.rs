@@ -71,7 +71,10 @@ pub(crate) enum Record<'a> {
 /// non-negative number when present.
 pub(crate) fn parse_record(value: &Value) -> Result<Record<'_>, String> {
     let Some(obj) = value.as_object() else {
-        return Err("a record must be a JSON object".into());
+        return Err(format!(
+            "a record must be a JSON object, got {}",
+            crate::trace::kind_of(value)
+        ));
     };
     if let Some(at) = obj.get("at")
         && !at.as_f64().is_some_and(|n| n >= 0.0)

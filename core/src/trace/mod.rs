@@ -265,8 +265,34 @@ pub fn parse_canonical(line: &str) -> Result<CanonicalRecord, RecordError> {
         serde_json::from_str(line).map_err(|e| RecordError::NotJson(in_record(&e)))?;
     CanonicalRecord::deserialize(&value).map_err(|e| RecordError::Invalid {
         format: Format::Canonical,
-        reason: e.to_string(),
+        reason: not_an_object(line).unwrap_or_else(|| e.to_string()),
     })
+}
+
+/// The JSON type's name, for messages: "a number", "an array", …
+pub(crate) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Why a line of valid JSON is not a record when its value is not an object ("a record
+/// must be a JSON object, got a number"), told by its first character.
+fn not_an_object(line: &str) -> Option<String> {
+    let kind = match crate::trace::strip_bom(line).trim_start().bytes().next()? {
+        b'{' => return None,
+        b'[' => "an array",
+        b'"' => "a string",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "a number",
+    };
+    Some(format!("a record must be a JSON object, got {kind}"))
 }
 
 /// One record line parsed as `T` (any nesting depth up to `json::MAX_DEPTH`), with the
@@ -284,7 +310,7 @@ pub(crate) fn parse_line<T: serde::de::DeserializeOwned>(
                 Err(syntax) => Err(RecordError::NotJson(in_record(&syntax))),
                 Ok(_) => Err(RecordError::Invalid {
                     format,
-                    reason: e.message,
+                    reason: not_an_object(line).unwrap_or(e.message),
                 }),
             }
         }
@@ -331,7 +357,15 @@ mod tests {
         assert_eq!(at(&format!("{{{e},\"at\":5.9}}")), Ok((Some(5), false)));
         assert_eq!(at(&format!("{{{e}}}")), Ok((None, false)));
         assert_eq!(at(&format!("{{{e},\"at\":null}}")), Ok((None, false)));
-        for bad in ["-1", "\"5\"", "1e40", "18446744073709551616", "{}"] {
+        for bad in [
+            "-1",
+            "\"5\"",
+            "1e40",
+            "1e400",
+            "-1e400",
+            "18446744073709551616",
+            "{}",
+        ] {
             assert_eq!(
                 at(&format!("{{{e},\"at\":{bad}}}")),
                 Ok((None, true)),

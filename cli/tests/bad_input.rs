@@ -1,0 +1,186 @@
+//! Bad or unusual input says what it is (issue 27): an empty input, UTF-16 text, a trace
+//! that is only a header, a record that is a JSON scalar.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+mod common;
+use common::{lineage, lineage_with_stdin};
+use std::path::PathBuf;
+
+fn write(name: &str, body: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lineage-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const EMPTY: &str = "empty input: no record was read (a trace is one JSON record per line)";
+
+#[test]
+fn an_empty_input_says_it_is_empty() {
+    let empty = write("empty.jsonl", b"");
+    let blank = write("blank.jsonl", b"\n  \n");
+    for path in [
+        empty.to_str().unwrap(),
+        blank.to_str().unwrap(),
+        "/dev/null",
+    ] {
+        for command in ["replay", "check"] {
+            let out = lineage(&[command, path]);
+            assert_eq!(out.status.code(), Some(2), "{command} {path}");
+            assert!(
+                stderr(&out).contains(&format!("{path}: {EMPTY}")),
+                "{}",
+                stderr(&out)
+            );
+        }
+    }
+    let out = lineage_with_stdin(&["replay", "-"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), format!("error: -: {EMPTY}\n"));
+}
+
+#[test]
+fn utf16_text_is_one_clear_error_with_or_without_a_format() {
+    let text = "{\"event\":{\"type\":\"root_session_created\",\"session\":\"R\"}}\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let bom_le = [&[0xFF, 0xFE][..], &le].concat();
+    let bom_be = [&[0xFE, 0xFF][..], &be].concat();
+    for (name, bytes) in [
+        ("le", le),
+        ("be", be),
+        ("bom-le", bom_le),
+        ("bom-be", bom_be),
+    ] {
+        let path = write(&format!("{name}.jsonl"), &bytes);
+        let path = path.to_str().unwrap();
+        for args in [
+            &["replay", path][..],
+            &["replay", path, "--input-format", "canonical"],
+            &["check", path],
+        ] {
+            let out = lineage(args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!(
+                    "error: {path}: the input is UTF-16 text: lineage reads UTF-8 (convert it: \
+                     `iconv -f UTF-16 -t UTF-8`)"
+                )),
+                "{args:?}: {err}"
+            );
+            assert!(!err.contains("expected value"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn a_header_only_trace_shows_an_empty_tree_in_words() {
+    let path = write(
+        "header-only.jsonl",
+        b"{\"lineage\":\"trace\",\"format\":\"canonical\",\"version\":1}\n",
+    );
+    let out = lineage(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "no sessions: the trace holds no record that creates one\n"
+    );
+}
+
+#[test]
+fn a_record_that_is_not_an_object_says_so_in_plain_words() {
+    let body = b"1\n\"x\"\n[1]\nnull\ntrue\n";
+    for format in ["canonical", "codex-app-server", "claude-sdk", "acp"] {
+        let path = write(&format!("scalars-{format}.jsonl"), body);
+        let out = lineage(&[
+            "replay",
+            path.to_str().unwrap(),
+            "--input-format",
+            format,
+            "--format",
+            "json",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let messages: Vec<&str> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap())
+            .collect();
+        let got = ["a number", "a string", "an array", "null", "a boolean"];
+        let expected: Vec<String> = got
+            .iter()
+            .map(|kind| {
+                format!("not a valid {format} record: a record must be a JSON object, got {kind}")
+            })
+            .collect();
+        assert_eq!(messages, expected, "{format}");
+    }
+}
+
+#[test]
+fn convert_of_an_acp_trace_is_a_usage_error_that_says_why() {
+    let acp = concat!(
+        r#"{"lineage":"trace","format":"acp","version":1}"#,
+        "\n",
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}"#,
+        "\n",
+    );
+    let path = write("convert-acp.jsonl", acp.as_bytes());
+    let path = path.to_str().unwrap();
+    for to in ["acp-v1", "acp-v2", "canonical"] {
+        let out = lineage(&["convert", path, "--to", to]);
+        assert_eq!(out.status.code(), Some(2), "{to}");
+        assert!(out.stdout.is_empty(), "nothing half-converted is printed");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {path}: is an `acp` trace: convert projects the session tree of a \
+                 provider (codex-app-server, claude-sdk) or canonical trace to ACP, and an ACP \
+                 trace has none; check it with `lineage check`, or view it with `lineage \
+                 replay`\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn at_past_the_end_says_so() {
+    let trace = concat!(
+        r#"{"lineage":"trace","format":"canonical","version":1}"#,
+        "\n",
+        r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+        "\n",
+    );
+    let path = write("past-end.jsonl", trace.as_bytes());
+    let out = lineage(&["replay", path.to_str().unwrap(), "--at", "99999"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "note: --at 99999 is past the end of the trace (its last line is 2): the whole trace \
+         is shown, as a cut, without the end-of-trace findings\n"
+    );
+    let out = lineage(&["replay", path.to_str().unwrap(), "--at", "2"]);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn a_negative_at_is_told_what_at_takes() {
+    let out = lineage(&["replay", "-", "--at", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "error: invalid value '-1' for '--at <LINE>': `--at` takes a line number of the \
+             trace, 1 or more (1 is its first line), got `-1`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("-- -1"), "{err}");
+}
