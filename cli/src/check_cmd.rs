@@ -48,6 +48,12 @@ impl FileReport {
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Exit {
+    if args.paths.iter().filter(|p| input::is_stdin(p)).count() > 1 {
+        terminal::warn(
+            "error: standard input (`-`) is given more than once; it can be read once (save it to a file to check it twice)",
+        );
+        return Exit::Usage;
+    }
     let mut reports = Vec::new();
     for path in &args.paths {
         reports.extend(check_path(path, args));

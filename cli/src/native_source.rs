@@ -216,12 +216,7 @@ pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize)
             .position(|s| s.files.contains(&file))
             .ok_or_else(|| not_read(&source, file))?,
         (None, None) if roots.len() == 1 => 0,
-        (None, None) if roots.is_empty() => {
-            return Err(format!(
-                "no session tree in this folder: {}",
-                reasons(&source)
-            ));
-        }
+        (None, None) if roots.is_empty() => return Err(no_tree(path, &paths, &source)),
         (None, None) => {
             return Err(format!(
                 "this folder holds {} session trees; pick one with --session <ROOT>: {}",
@@ -231,6 +226,26 @@ pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize)
         }
     };
     Ok((source, chosen))
+}
+
+/// Why a folder gives no session tree. A folder of traces (files lineage reads one at a
+/// time) says so in one short line, with what to run instead; otherwise each file's reason.
+fn no_tree(path: &Path, paths: &[PathBuf], source: &Source) -> String {
+    let traces = paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .count();
+    if traces > 1 && traces == paths.len() {
+        let first = paths
+            .first()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        return format!(
+            "a folder of {traces} trace files, not a native source (Codex rollouts, Claude Code transcripts, a Zed log): `replay` shows one trace, so give one file (e.g. `{first}`); `lineage check {}` checks them all",
+            path.display()
+        );
+    }
+    format!("no session tree in this folder: {}", reasons(source))
 }
 
 fn list(roots: &[&str]) -> String {

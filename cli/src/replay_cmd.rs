@@ -15,15 +15,23 @@ mod changes;
 mod native;
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
+    let native = args.input_format.is_none() && native_source::is_native(&args.trace);
+    if args.session.is_some() && !native {
+        terminal::warn(&format!(
+            "warning: {}: --session picks one session tree of a native source (a Codex sessions folder, a Claude Code project folder); this is one trace, so it is ignored",
+            args.trace.display()
+        ));
+    }
     if args.format == OutputFormat::Changes {
         return changes::run(args);
     }
-    if args.input_format.is_none() && native_source::is_native(&args.trace) {
+    if native {
         return native::run(args);
     }
     let path = args.trace.display().to_string();
     match read(args) {
         Ok((replay, timeline)) => {
+            ignored_input_format(args, &replay, &path);
             let exit = show(args, &replay, timeline.as_ref());
             // The process ends next: freeing a long trace's tree node by node would cost
             // about 5% of the run for nothing (the system takes the memory back at exit).
@@ -34,6 +42,19 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
             terminal::warn(&format!("error: {path}: {message}"));
             Exit::Usage
         }
+    }
+}
+
+/// Says when `--input-format` named another format than the trace's own header: the
+/// header wins.
+fn ignored_input_format(args: &ReplayArgs, replay: &Replay, path: &str) {
+    if let (Some(given), Some(header)) = (args.input_format, &replay.header)
+        && given != header.format
+    {
+        terminal::warn(&format!(
+            "warning: {path}: its header says `{}`, which wins over --input-format {given}",
+            header.format
+        ));
     }
 }
 

@@ -184,3 +184,71 @@ fn a_negative_at_is_told_what_at_takes() {
     );
     assert!(!err.contains("-- -1"), "{err}");
 }
+
+fn corpus(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../traces")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+/// `replay` of a folder of traces: one short line saying what to run instead, not every
+/// file's reason.
+#[test]
+fn replay_of_a_folder_of_traces_says_what_to_run_instead() {
+    let dir = corpus("canonical");
+    let out = lineage(&["replay", &dir]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.len() < 400, "{err}");
+    assert!(err.contains("a folder of 19 trace files"), "{err}");
+    assert!(
+        err.contains(&format!("`lineage check {dir}` checks them all")),
+        "{err}"
+    );
+}
+
+/// Options that do nothing on this input say so; the output stays the same.
+#[test]
+fn ignored_options_are_said_and_change_nothing() {
+    let trace = corpus("canonical/03-root-terminal-before-child.jsonl");
+    let plain = lineage(&["replay", &trace, "--format", "json"]);
+    let session = lineage(&["replay", &trace, "--format", "json", "--session", "X"]);
+    assert_eq!(session.stdout, plain.stdout);
+    assert_eq!(session.status.code(), Some(0));
+    assert!(
+        stderr(&session).contains("--session picks one session tree of a native source"),
+        "{}",
+        stderr(&session)
+    );
+    let format = lineage(&[
+        "replay",
+        &trace,
+        "--format",
+        "json",
+        "--input-format",
+        "acp",
+    ]);
+    assert_eq!(format.stdout, plain.stdout);
+    assert!(
+        stderr(&format).contains("its header says `canonical`, which wins over --input-format acp"),
+        "{}",
+        stderr(&format)
+    );
+    // The same format as the header's: nothing to say.
+    let same = lineage(&["replay", &trace, "--input-format", "canonical"]);
+    assert!(stderr(&same).is_empty(), "{}", stderr(&same));
+}
+
+#[test]
+fn standard_input_given_twice_is_a_usage_error() {
+    let out = lineage_with_stdin(&["check", "-", "-"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("standard input (`-`) is given more than once; it can be read once"),
+        "{}",
+        stderr(&out)
+    );
+}
