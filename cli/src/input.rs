@@ -13,6 +13,16 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::path::Path;
 
+/// The first bytes of standard input (what one read of its buffer holds), without
+/// consuming them: a later read still gets them.
+pub(crate) fn stdin_head() -> String {
+    let mut stdin = std::io::stdin().lock();
+    match stdin.fill_buf() {
+        Ok(buf) => String::from_utf8_lossy(buf).into_owned(),
+        Err(_) => String::new(),
+    }
+}
+
 /// Is this path standard input?
 pub(crate) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"

@@ -23,7 +23,12 @@ use crate::{input, walk};
 
 /// The native kind of a regular file, from its name and first non-blank line.
 pub(crate) fn kind(path: &Path) -> Option<Kind> {
-    if input::is_stdin(path) || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    if input::is_stdin(path) {
+        // A Zed log pasted into a pipe (`pbpaste | lineage check -`) is one whole file;
+        // the other native kinds come in folders.
+        return native::kind_of("-", &input::stdin_head()).filter(|k| *k == Kind::ZedAcpLog);
+    }
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
     let name = path.file_name()?.to_string_lossy().into_owned();
@@ -143,7 +148,16 @@ pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
     let mut utf8 = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
-        let bytes = match std::fs::read(path) {
+        let read = if input::is_stdin(path) {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map(|_| bytes)
+        } else {
+            std::fs::read(path)
+        };
+        let bytes = match read {
             Ok(bytes) => bytes,
             Err(e) => {
                 errors.push((path.clone(), e.to_string()));

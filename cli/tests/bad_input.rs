@@ -252,3 +252,44 @@ fn standard_input_given_twice_is_a_usage_error() {
         stderr(&out)
     );
 }
+
+/// A Zed "Copy All Messages" log is one JSON array; pasted into a pipe
+/// (`pbpaste | lineage check -`) it is read as from a file.
+#[test]
+fn a_zed_log_on_standard_input_is_read_as_from_a_file() {
+    let log = br#"[
+  {"_direction":"outgoing","_type":"request","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"subagents":{}}}},
+  {"_direction":"incoming","_type":"response","id":1,"method":"initialize","params":{"protocolVersion":1}},
+  {"_direction":"outgoing","_type":"request","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}},
+  {"_direction":"incoming","_type":"response","id":2,"method":"session/new","params":{"sessionId":"R"}},
+  {"_direction":"incoming","_type":"notification","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A","title":"worker"}}},
+  {"_direction":"outgoing","_type":"notification","method":"session/cancel","params":{"sessionId":"A"}}
+]
+"#;
+    let file = write("zed-acp-log.json", log);
+    let file = file.to_str().unwrap();
+    for command in [
+        ["check", "--format", "json"],
+        ["replay", "--format", "json"],
+    ] {
+        let from_file = lineage(&[command[0], file, command[1], command[2]]);
+        let piped = lineage_with_stdin(&[command[0], "-", command[1], command[2]], log);
+        assert_eq!(piped.status.code(), from_file.status.code(), "{command:?}");
+        let shown =
+            |out: &std::process::Output| String::from_utf8_lossy(&out.stdout).replace(file, "-");
+        assert_eq!(
+            shown(&piped),
+            shown(&from_file),
+            "{command:?}: {}",
+            stderr(&piped)
+        );
+    }
+    // The unannounced-cancel breach is found either way.
+    let piped = lineage_with_stdin(&["check", "-"], log);
+    assert_eq!(piped.status.code(), Some(1), "{}", stderr(&piped));
+    assert!(
+        String::from_utf8_lossy(&piped.stdout).contains("cancel-not-granted"),
+        "{}",
+        String::from_utf8_lossy(&piped.stdout)
+    );
+}
