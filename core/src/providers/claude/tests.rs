@@ -412,3 +412,40 @@ fn the_launch_result_of_a_confirmed_stop_says_nothing_new() {
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
+
+/// `claude -p --output-format stream-json --verbose --include-partial-messages > out.jsonl`:
+/// unenveloped lines, the partial messages among them as `stream_event`s (whose payload is
+/// a top-level `event` member).
+fn partial_messages_capture() -> Vec<String> {
+    let stream = |event: Value| {
+        json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": R, "uuid": "u"}).to_string()
+    };
+    vec![
+        json!({"type": "system", "subtype": "init", "session_id": R}).to_string(),
+        stream(json!({"type": "message_start", "message": {"id": "m1"}})),
+        stream(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}})),
+        stream(json!({"type": "message_stop"})),
+        json!({"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}, "parent_tool_use_id": null, "session_id": R, "uuid": "a1"}).to_string(),
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "hi", "session_id": R, "uuid": "r1"}).to_string(),
+    ]
+}
+
+#[test]
+fn unenveloped_partial_messages_are_read_not_malformed() {
+    // docs/real-providers.md: stream-json is raw lines of SDK messages, no envelope;
+    // `stream_event` is one of them (its `event` member is the SDK's, not lineage's).
+    let r = replay(&partial_messages_capture());
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn unenveloped_partial_messages_tell_the_claude_format() {
+    let mut e = Engine::new(Options::default());
+    for line in partial_messages_capture().iter().skip(1) {
+        e.push_line(line).unwrap();
+    }
+    let r = e.finish().unwrap();
+    assert_eq!(r.format, Format::ClaudeSdk);
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
