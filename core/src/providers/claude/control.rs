@@ -11,7 +11,11 @@
 //! A root cancel completes when the interrupt's control_response and the root's `result`
 //! (the query ended) have both arrived; a `stop_task` completes when its control_response
 //! and the task's `stopped` notification have both arrived. An error response completes
-//! either at once, unconfirmed.
+//! either at once, unconfirmed. A successful interrupt acknowledges every child target of
+//! the root cancel (seed, *Cancellation*: "Claude SDK uses its root-query cancel primitive
+//! when the target set includes the root; that native operation covers the Task executions
+//! in the same query"), so the children's outcomes do not depend on whether their
+//! `stopped` reports come before or after the interrupt's answer or the root's result.
 
 use std::collections::BTreeSet;
 
@@ -19,7 +23,7 @@ use serde_json::Value;
 
 use super::{ClaudeAdapter, HOLD_LIMIT};
 use crate::finding::Code;
-use crate::ids::{Alias, SessionId};
+use crate::ids::{Alias, SessionId, TurnId};
 use crate::providers::{Ctx, ProviderRecord};
 use crate::tree::{Event, InteractionKind};
 
@@ -42,6 +46,8 @@ pub(super) struct CancelOp {
     /// Child-only cancels wait for the child's `stopped` evidence.
     needs_stop: Option<SessionId>,
     stopped: BTreeSet<SessionId>,
+    /// The cancel's target set as the reducer prepared it (the requested turn first).
+    targets: Vec<TurnId>,
 }
 
 impl CancelOp {
@@ -259,14 +265,21 @@ impl ClaudeAdapter {
             return;
         };
         let is_root = Some(&target) == self.root.as_ref();
-        // A root cancel during the notification wait cancels the reserved provider turn.
-        let reserved = is_root && self.cancel_reservation(cx);
+        // Seed, *Claude Code SDK Mapping*: "Cancellation during the notification wait uses
+        // the existing root-query interrupt. It cancels the reserved synthetic provider
+        // turn, disarms its timeout, and follows the same durable root-plus-children
+        // cancellation operation": the cancel is prepared first (the reserved turn keeps
+        // the root active), then the reserved provider turn ends.
+        let reserved = is_root && self.reservation.is_some();
         let needs_result = is_root && self.provider_running(cx.snapshot()) && !reserved;
         let step = cx.emit(Event::CancelRequested {
             session: target.clone(),
         });
-        if step.cancel_prepared().is_none() {
+        let Some(targets) = step.cancel_prepared().map(<[TurnId]>::to_vec) else {
             return; // the reducer refused it and said why
+        };
+        if reserved {
+            self.cancel_reservation(cx);
         }
         self.host_controls
             .insert(request_id.to_owned(), HostControl::Cancel(target.clone()));
@@ -279,6 +292,7 @@ impl ClaudeAdapter {
                 result_seen: false,
                 needs_stop: (!is_root).then_some(target),
                 stopped: BTreeSet::new(),
+                targets,
             },
         );
     }
@@ -295,7 +309,7 @@ impl ClaudeAdapter {
 
     /// The CLI answered a host control request (answers to `initialize`, `set_model` …
     /// carry no tree fact).
-    pub(super) fn control_response(&mut self, message: &Value) {
+    pub(super) fn control_response(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let response = message.get("response");
         let Some(request_id) = answered_request(message) else {
             return;
@@ -307,8 +321,13 @@ impl ClaudeAdapter {
             .and_then(|r| r.get("subtype"))
             .and_then(Value::as_str)
             == Some("success");
-        if let Some(op) = self.cancels.get_mut(&target) {
-            op.response = Some(ok);
+        let Some(op) = self.cancels.get_mut(&target) else {
+            return;
+        };
+        op.response = Some(ok);
+        if ok && Some(&target) == self.root.as_ref() {
+            let children: Vec<TurnId> = op.targets.iter().skip(1).cloned().collect();
+            acknowledge_children(cx, &children);
         }
     }
 
@@ -323,6 +342,22 @@ impl ClaudeAdapter {
         for session in done {
             self.cancels.remove(&session);
             cx.emit(Event::CancelCompleted { session });
+        }
+    }
+}
+
+/// The interrupt covers the Task executions of the query: every child target still
+/// waiting for its stop is acknowledged (an idempotent step for one already stopped).
+fn acknowledge_children(cx: &mut Ctx<'_>, targets: &[TurnId]) {
+    for turn in targets {
+        let waiting = cx
+            .snapshot()
+            .turn(turn)
+            .is_some_and(|t| t.is_active() && t.cancel.is_some());
+        if waiting {
+            cx.emit(Event::CancelAcknowledged {
+                session: turn.session().clone(),
+            });
         }
     }
 }

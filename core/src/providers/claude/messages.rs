@@ -156,8 +156,13 @@ impl ClaudeAdapter {
                 text: text.to_owned(),
             });
         };
-        if is_child && let Some(text) = content.and_then(Value::as_str) {
-            child_input(cx, text);
+        if let Some(text) = content.and_then(Value::as_str) {
+            if self.task_notice(cx, text, is_child) {
+                return;
+            }
+            if is_child {
+                child_input(cx, text);
+            }
             return;
         }
         let blocks = content
@@ -165,11 +170,12 @@ impl ClaudeAdapter {
             .map(Vec::as_slice)
             .unwrap_or_default();
         for block in blocks {
-            if is_child
-                && block.get("type").and_then(Value::as_str) == Some("text")
+            if block.get("type").and_then(Value::as_str) == Some("text")
                 && let Some(text) = block.get("text").and_then(Value::as_str)
             {
-                child_input(cx, text);
+                if !self.task_notice(cx, text, is_child) && is_child {
+                    child_input(cx, text);
+                }
                 continue;
             }
             if block.get("type").and_then(Value::as_str) != Some("tool_result") {
@@ -216,6 +222,15 @@ impl ClaudeAdapter {
         block: &Value,
         is_error: bool,
     ) {
+        // Seed, *Session And Turn Semantics*: a permission callback's agentID "resolves …
+        // to the already-recorded child session and turn": the launch result names it too.
+        if let Some(agent) = message
+            .pointer("/tool_use_result/agentId")
+            .and_then(Value::as_str)
+            .filter(|a| !a.is_empty())
+        {
+            self.bind_alias(cx, child, "agent", agent);
+        }
         let status = message
             .pointer("/tool_use_result/status")
             .and_then(Value::as_str);

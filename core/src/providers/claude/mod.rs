@@ -131,7 +131,7 @@ impl ClaudeAdapter {
             ("cli", "control_request") => self.permission(cx, record),
             ("cli", "control_response") => {
                 self.note_missing_host_request(cx.line(), message);
-                self.control_response(message);
+                self.control_response(cx, message);
             }
             ("cli", "control_cancel_request") => self.permission_withdrawn(cx, message),
             ("host", "user") => self.user_submitted(cx, message),
@@ -310,7 +310,8 @@ impl ClaudeAdapter {
             Some("task_started") => self.task_started(cx, message),
             Some("task_progress") => self.task_progress(cx, message),
             Some("task_notification") => self.task_notification(cx, message),
-            _ => {} // task_updated, session_state_changed, status …: no tree fact
+            Some("task_updated") => self.task_updated(cx, message),
+            _ => {} // session_state_changed, status …: no tree fact
         }
     }
 

@@ -56,7 +56,14 @@ impl ClaudeAdapter {
             Some(child) => child,
             None if task_type == Some("local_agent") => match self.recreate_child(cx, message) {
                 Some(child) => child,
-                None => return,
+                None => {
+                    // Without a tool use id there is no subagent identity: task-system work,
+                    // tracked silently ("tracked separately from delegated child work").
+                    if message.get("tool_use_id").is_none() {
+                        self.system_tasks.insert(task.to_owned());
+                    }
+                    return;
+                }
             },
             None => {
                 // A background Bash, workflow or MCP task: tracked for stop routing only.
@@ -161,6 +168,40 @@ impl ClaudeAdapter {
         // a background Bash exited). When the root turn is still active that turn joins it;
         // when the root turn has settled meanwhile, its output belongs to no turn.
         self.follow_up_due = true;
+        self.task_terminal(cx, message);
+    }
+
+    /// A `<task-notification>` the CLI delivered as a user message (to the agent that
+    /// launched the task: a nested child's reaches its parent child this way). Seed,
+    /// *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    /// or SDK completion hooks." Returns whether `text` was one.
+    pub(super) fn task_notice(&mut self, cx: &mut Ctx<'_>, text: &str, in_child: bool) -> bool {
+        let text = text.trim_start();
+        if !text.starts_with("<task-notification>") {
+            return false;
+        }
+        let status = match tag(text, "status") {
+            Some("killed") => "stopped",
+            other => other.unwrap_or_default(),
+        };
+        let mut notice = serde_json::Map::new();
+        notice.insert(
+            "task_id".into(),
+            tag(text, "task-id").unwrap_or_default().into(),
+        );
+        notice.insert("status".into(), status.into());
+        if let Some(tool_use) = tag(text, "tool-use-id") {
+            notice.insert("tool_use_id".into(), tool_use.into());
+        }
+        if !in_child {
+            self.follow_up_due = true; // the root model answers it, as a system notice
+        }
+        self.task_terminal(cx, &Value::Object(notice));
+        true
+    }
+
+    /// A task's terminal report (a notification, or a terminal `task_updated` patch).
+    fn task_terminal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let task = message
             .get("task_id")
             .and_then(Value::as_str)
@@ -181,6 +222,29 @@ impl ClaudeAdapter {
                 Code::UnexpectedRecord,
                 format!("task_notification status {other:?} is not a terminal; ignored"),
             ),
+        }
+    }
+
+    /// `task_updated`: a `patch.status` of `completed`, `failed` or `killed` is the task's
+    /// terminal (in some kill paths the only one; a later notification of the same
+    /// outcome adds nothing). Seed, *Claude Code SDK Mapping*: "Completion comes from
+    /// child result, task notification, or SDK completion hooks"; a `killed` one is a
+    /// stop ("A stopped task terminal is the exception").
+    pub(super) fn task_updated(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let status = match message.pointer("/patch/status").and_then(Value::as_str) {
+            Some("killed") => "stopped",
+            Some(status @ ("completed" | "failed")) => status,
+            _ => return, // pending, running, paused, or no status: no terminal
+        };
+        let Some(child) = self.task_child(cx, message) else {
+            return; // task-system work, or a task no child is bound to: no tree fact
+        };
+        // The CLI answers a task's end with a model turn of its own, as for a notification.
+        self.follow_up_due = true;
+        match status {
+            "completed" => self.background_terminal(cx, &child, Outcome::Completed),
+            "failed" => self.background_terminal(cx, &child, Outcome::Failed),
+            _ => self.stop_evidence(cx, &child),
         }
     }
 
@@ -264,4 +328,14 @@ impl ClaudeAdapter {
             });
         }
     }
+}
+
+/// The text inside `<name>…</name>` of a `<task-notification>`.
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = text.find(&open)?.checked_add(open.len())?;
+    let rest = text.get(start..)?;
+    let end = rest.find(&close)?;
+    rest.get(..end).map(str::trim)
 }

@@ -449,3 +449,233 @@ fn unenveloped_partial_messages_tell_the_claude_format() {
     assert_eq!(r.format, Format::ClaudeSdk);
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
+
+fn permission_of(id: &str, agent: &str) -> String {
+    cli(
+        json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": "toolu_x", "agent_id": agent}}),
+    )
+}
+
+fn interaction_status(r: &Replay, turn: &str, request: &str) -> Option<InteractionStatus> {
+    let turn: TurnId = turn.parse().ok()?;
+    r.snapshot()?
+        .interaction(&turn, &RequestId::from(request))
+        .map(|i| i.status)
+}
+
+/// A background child `toolu_a` whose own foreground child `toolu_g` holds a permission
+/// when the host interrupts; `live` keeps the root's provider turn running until after
+/// the interrupt. `order` lays out the interrupt's answer (`R`), the children's stop
+/// reports (`S`) and the root's result (`X`) after the interrupt.
+fn interrupt_with_nested_children(live: bool, order: &str) -> Vec<String> {
+    let mut lines = vec![
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": false}}]),
+        ),
+        task("local_agent", "tg", "toolu_g", false),
+        permission_of("perm1", "tg"),
+    ];
+    if !live {
+        lines.extend([text("started"), result("success")]);
+    }
+    lines.push(control("h1", json!({"subtype": "interrupt"})));
+    for step in order.chars() {
+        match step {
+            'R' => lines.push(answered("h1", json!({"still_queued": []}))),
+            'S' => lines.extend([
+                killed("tg"),
+                notification("tg", "toolu_g", "stopped"),
+                killed("ta"),
+                notification("ta", "toolu_a", "stopped"),
+            ]),
+            _ => lines.push(result("error_during_execution")),
+        }
+    }
+    lines
+}
+
+#[test]
+fn cancellation_an_interrupt_covers_nested_children_whatever_the_order() {
+    // "Provider-Native Subagents", *Cancellation*: "Claude SDK uses its root-query cancel
+    // primitive when the target set includes the root; that native operation covers the
+    // Task executions in the same query." Event order must not change the result.
+    for (live, order) in [
+        (false, "RS"),
+        (false, "SR"),
+        (true, "RSX"),
+        (true, "SRX"),
+        (true, "RXS"),
+    ] {
+        let r = replay(&interrupt_with_nested_children(live, order));
+        let case = format!("live {live}, order {order}: {:?}", codes(&r));
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Canceled),
+            "{case}"
+        );
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled), "{case}");
+        assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Canceled), "{case}");
+        let status = interaction_status(&r, "toolu_g#1", "perm1");
+        assert_eq!(status, Some(InteractionStatus::Superseded), "{case}");
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{case}");
+    }
+}
+
+#[test]
+fn cancellation_during_the_notification_wait_cancels_the_reserved_turn() {
+    // *Claude Code SDK Mapping*: "Cancellation during the notification wait uses the
+    // existing root-query interrupt. It cancels the reserved synthetic provider turn …
+    // No timeout completion or late continuation may overwrite the canceled canonical
+    // outcome."
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        text("started"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+        control("h1", json!({"subtype": "interrupt"})),
+        answered("h1", json!({"still_queued": []})),
+        init(),
+        text("late"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert!(
+        !codes(&r).contains(&Code::NothingToCancel),
+        "{:?}",
+        codes(&r)
+    );
+}
+
+#[test]
+fn claude_aliases_the_agent_id_of_the_launch_result_scopes_a_permission() {
+    // *Session And Turn Semantics*: "The Claude adapter resolves that alias to the
+    // already-recorded child session and turn before emitting the canonical interaction."
+    let launched = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "ag1"}}),
+    );
+    for permission_first in [false, true] {
+        let mut lines = vec![user("go"), init(), launch("toolu_a", true)];
+        if permission_first {
+            lines.extend([permission_of("perm1", "ag1"), launched.clone()]);
+        } else {
+            lines.extend([launched.clone(), permission_of("perm1", "ag1")]);
+        }
+        let r = replay(&lines);
+        let status = interaction_status(&r, "toolu_a#1", "perm1");
+        assert_eq!(
+            status,
+            Some(InteractionStatus::Pending),
+            "{permission_first}"
+        );
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{permission_first}");
+    }
+}
+
+#[test]
+fn claude_aliases_a_task_notification_in_a_user_message_settles_the_grandchild() {
+    // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    // or SDK completion hooks." The CLI hands a background grandchild's notification to
+    // its parent agent as a user message string.
+    let notice = cli(
+        json!({"type": "user", "message": {"role": "user", "content": "<task-notification>\n<task-id>tg</task-id>\n<tool-use-id>toolu_g</tool-use-id>\n<status>completed</status>\n<summary>Agent \"g\" completed</summary>\n</task-notification>"},
+        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "n1"}),
+    );
+    let nested_launched = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_g", "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "l1", "tool_use_result": {"status": "async_launched", "agentId": "tg"}}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": true}}]),
+        ),
+        nested_launched,
+        notice,
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+fn updated(task: &str, status: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_updated", "task_id": task, "patch": {"status": status, "end_time": 1}, "session_id": R}),
+    )
+}
+
+#[test]
+fn task_updated_with_a_terminal_status_is_the_tasks_terminal() {
+    // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    // or SDK completion hooks"; a `killed` patch is a stop ("A stopped task terminal is
+    // the exception").
+    for (status, expected) in [
+        ("completed", Outcome::Completed),
+        ("failed", Outcome::Failed),
+        ("killed", Outcome::Canceled),
+    ] {
+        let r = replay(&[
+            user("go"),
+            init(),
+            launch("toolu_a", true),
+            task("local_agent", "ta", "toolu_a", true),
+            async_launched("toolu_a"),
+            text("started"),
+            result("success"),
+            updated("ta", status),
+            init(),
+            text("followed up"),
+            result("success"),
+        ]);
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(expected), "{status}");
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Completed),
+            "{status}"
+        );
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{status}");
+    }
+}
+
+#[test]
+fn task_system_work_whose_start_was_seen_is_tracked_silently() {
+    // *Claude Code SDK Mapping*: "SDK task-system work that has no subagent identity … is
+    // tracked separately from delegated child work."
+    let r = replay(&[
+        user("go"),
+        init(),
+        cli(
+            json!({"type": "system", "subtype": "task_started", "task_id": "w1", "task_type": "local_agent", "description": "internal", "session_id": R}),
+        ),
+        text("working"),
+        cli(
+            json!({"type": "system", "subtype": "task_notification", "task_id": "w1", "status": "completed", "summary": "s", "session_id": R}),
+        ),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
