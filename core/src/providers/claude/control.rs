@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{ClaudeAdapter, HOLD_LIMIT};
 use crate::finding::Code;
@@ -295,6 +295,44 @@ impl ClaudeAdapter {
                 targets,
             },
         );
+    }
+
+    /// A capture of the CLI's output alone still shows an interrupt: its answer carries
+    /// `still_queued`, which only an interrupt's answer has. That answer is the host's
+    /// interrupt, acknowledged (seed, *Cancellation*: "User cancellation cancels the root
+    /// turn and every child agent owned by that turn"); the cancel then completes as any.
+    pub(super) fn answered_interrupt(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some(id) = answered_request(message) else {
+            return;
+        };
+        let interrupt = message.pointer("/response/response/still_queued").is_some();
+        if interrupt && !self.host_requests.contains(id) {
+            let request = json!({"type": "control_request", "request_id": id, "request": {"subtype": "interrupt"}});
+            self.host_control(cx, &request);
+        }
+    }
+
+    /// The CLI's `[Request interrupted by user…]` record in the root, while the root turn
+    /// runs and no cancel of it is known: the CLI's record of the host's interrupt, which
+    /// this capture does not hold (the transcript reader reads the same record so). The
+    /// interrupt and its answer are read from it.
+    pub(super) fn interrupt_record(&mut self, cx: &mut Ctx<'_>, text: &str) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        let uncancelled = cx
+            .snapshot()
+            .session(&root)
+            .and_then(|s| s.active_turn())
+            .is_some_and(|t| t.cancel.is_none());
+        if !text.starts_with("[Request interrupted by user") || !uncancelled {
+            return;
+        }
+        let id = format!("interrupt-record-{}", cx.line());
+        let request = json!({"type": "control_request", "request_id": id, "request": {"subtype": "interrupt"}});
+        self.host_control(cx, &request);
+        let answer = json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}});
+        self.control_response(cx, &answer);
     }
 
     /// A CLI answer to a host request the trace never held: the capture is one-sided.

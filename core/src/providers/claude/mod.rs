@@ -62,6 +62,11 @@ pub struct ClaudeAdapter {
     /// during a live provider turn), whose output is dropped when the root turn has
     /// settled meanwhile (a settled root turn never reopens).
     follow_up_due: bool,
+    /// That follow-up answers a background child's completion or failure: a continuation
+    /// of the root turn, whose words are reported when the root turn has settled.
+    continuation_due: bool,
+    /// The root output just dropped belongs to such a continuation.
+    late_continuation: bool,
     /// The final-child continuation reservation, while armed.
     reservation: Option<Reservation>,
     /// A reserved continuation timed out: its late output is stale until the next
@@ -131,6 +136,7 @@ impl ClaudeAdapter {
             ("cli", "control_request") => self.permission(cx, record),
             ("cli", "control_response") => {
                 self.note_missing_host_request(cx.line(), message);
+                self.answered_interrupt(cx, message);
                 self.control_response(cx, message);
             }
             ("cli", "control_cancel_request") => self.permission_withdrawn(cx, message),
@@ -162,7 +168,7 @@ impl ClaudeAdapter {
         }
         if let Some((line, count)) = self.missing_host {
             cx.finding_at(line, Code::HostSideMissing, format!(
-                "the CLI answered {count} host request(s) this trace does not hold (the first here): it lacks the host's side (prompts, permission answers, interrupts, stops), so a cancel shows as the CLI's own outcome; capture both pipes (lineage record) or replay the session's transcript"
+                "the CLI answered {count} host request(s) this trace does not hold (the first here): it lacks the host's side (prompts, permission answers, stops; an interrupt is read from the CLI's answer or its interrupt record), so what the host did is known only from the CLI's output; capture both pipes (lineage record) or replay the session's transcript"
             ));
         }
         for (session, op) in &self.cancels {
@@ -217,8 +223,11 @@ impl ClaudeAdapter {
 
     /// Root output: the first after a terminal starts a root provider turn (a
     /// continuation when the root turn is already running); it also takes over an armed
-    /// reservation. Returns `false` when the output is stale and must be dropped.
-    fn root_output(&mut self, cx: &mut Ctx<'_>, what: &str) -> bool {
+    /// reservation. Returns `false` when the output is stale and must be dropped. `said`
+    /// is model output (an assistant message, a partial message), which alone can show a
+    /// prompt the capture does not hold.
+    fn root_output(&mut self, cx: &mut Ctx<'_>, what: &str, said: bool) -> bool {
+        self.late_continuation = false;
         if self.stale {
             cx.finding(
                 Code::StaleContinuation,
@@ -235,11 +244,17 @@ impl ClaudeAdapter {
                 // was stopped, a background Bash exited) came when the root turn had
                 // settled: it is not attached to that turn (nothing reopens a settled root
                 // turn) and opens no other.
+                self.late_continuation = self.continuation_due;
                 return false;
             }
-            if !self.host_user_seen && self.root_never_opened(cx) {
+            let unechoed = self.root_never_opened(cx) || (said && !self.stale);
+            if !self.host_user_seen && unechoed {
                 // A prompt given on the command line is not echoed: the first root output
-                // after `system/init` is the only sign of the user's submission.
+                // after `system/init` is the only sign of the user's submission. In a
+                // capture of the CLI's output alone no prompt is: the CLI starts a model
+                // turn on its own only to answer a task notification (none is due here),
+                // so model output after a `result` answers the next prompt (seed, *Session
+                // And Turn Semantics*: "A root turn is initiated by a user submission").
                 self.open_unechoed_turn(cx);
             }
         }
@@ -305,7 +320,7 @@ impl ClaudeAdapter {
             // An init at startup (before any submission) opens nothing; later ones begin
             // a provider turn (a continuation when the root turn is still active).
             Some("init") if self.root_turn_active(cx) || self.stale => {
-                self.root_output(cx, "system/init");
+                self.root_output(cx, "system/init", false);
             }
             Some("task_started") => self.task_started(cx, message),
             Some("task_progress") => self.task_progress(cx, message),
@@ -316,8 +331,9 @@ impl ClaudeAdapter {
     }
 
     fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        if !self.root_output(cx, "result") {
+        if !self.root_output(cx, "result", false) {
             self.follow_up_due = false; // that follow-up ended here
+            self.continuation_due = false;
             return;
         }
         let success = message.get("subtype").and_then(Value::as_str) == Some("success")
@@ -363,6 +379,7 @@ impl ClaudeAdapter {
         };
         self.stale = false;
         self.follow_up_due = false;
+        self.continuation_due = false;
         self.host_user_seen = true;
         let text = messages::text_of(message.pointer("/message/content"));
         cx.emit(Event::UserSubmitted {

@@ -167,8 +167,29 @@ impl ClaudeAdapter {
         // of its own (real 2.1.328: after a background agent finished or was stopped, after
         // a background Bash exited). When the root turn is still active that turn joins it;
         // when the root turn has settled meanwhile, its output belongs to no turn.
-        self.follow_up_due = true;
+        self.expect_follow_up(cx, message);
         self.task_terminal(cx, message);
+    }
+
+    /// A task's end reached the root: the CLI will answer it with a model turn, unless the
+    /// task is a foreground child (its end reaches the live turn as the launch's tool
+    /// result; real 2.1.328 runs no follow-up for it). A background child's completion
+    /// or failure makes that follow-up a continuation of the root turn (seed, *Claude
+    /// Code SDK Mapping*: "A continuation caused by a child task notification is another
+    /// root provider turn attached to the same canonical root WorkspaceAgentTurn").
+    fn expect_follow_up(&mut self, cx: &Ctx<'_>, message: &Value) {
+        let child = self.task_child(cx, message);
+        if child.as_ref().is_some_and(|c| !self.background.contains(c)) {
+            return;
+        }
+        self.follow_up_due = true;
+        let status = message
+            .get("status")
+            .and_then(Value::as_str)
+            .or_else(|| message.pointer("/patch/status").and_then(Value::as_str));
+        if child.is_some() && matches!(status, Some("completed" | "failed")) {
+            self.continuation_due = true;
+        }
     }
 
     /// A `<task-notification>` the CLI delivered as a user message (to the agent that
@@ -193,10 +214,11 @@ impl ClaudeAdapter {
         if let Some(tool_use) = tag(text, "tool-use-id") {
             notice.insert("tool_use_id".into(), tool_use.into());
         }
+        let notice = Value::Object(notice);
         if !in_child {
-            self.follow_up_due = true; // the root model answers it, as a system notice
+            self.expect_follow_up(cx, &notice); // the root model answers it
         }
-        self.task_terminal(cx, &Value::Object(notice));
+        self.task_terminal(cx, &notice);
         true
     }
 
@@ -240,7 +262,7 @@ impl ClaudeAdapter {
             return; // task-system work, or a task no child is bound to: no tree fact
         };
         // The CLI answers a task's end with a model turn of its own, as for a notification.
-        self.follow_up_due = true;
+        self.expect_follow_up(cx, message);
         match status {
             "completed" => self.background_terminal(cx, &child, Outcome::Completed),
             "failed" => self.background_terminal(cx, &child, Outcome::Failed),

@@ -91,10 +91,13 @@ fn rejected(tool_use: &str) -> String {
     )
 }
 
+/// The launch result of a background child; its `agentId` is the task id the tests give
+/// `toolu_<x>` (`t<x>`).
 fn async_launched(tool_use: &str) -> String {
+    let agent = tool_use.replace("toolu_", "t");
     cli(
         json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "content": "Async agent launched successfully."}]},
-        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "t"}}),
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": agent}}),
     )
 }
 
@@ -350,7 +353,9 @@ fn send_message_to_a_finished_child_starts_its_next_turn() {
 #[test]
 fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
     // The notification arrived while the root's model call was in flight; the CLI still
-    // answers it with its own model turn after the result, when the root has settled.
+    // answers it with its own model turn after the result, when the root has settled: a
+    // continuation of a background child's completion, reported (never silence), not
+    // attached.
     let r = replay(&[
         user("go"),
         init(),
@@ -365,7 +370,8 @@ fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
         result("success"),
     ]);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
-    assert_eq!(codes(&r), Vec::<Code>::new());
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert_eq!(codes(&r), [Code::LateContinuation]);
 }
 
 #[test]
@@ -678,4 +684,128 @@ fn task_system_work_whose_start_was_seen_is_tracked_silently() {
     ]);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Real 09 (interrupt while two foreground children run) as `claude -p … > out.jsonl`
+/// captures it: the CLI's lines only; `answer` keeps the interrupt's `control_response`,
+/// `marker` the CLI's `[Request interrupted by user for tool use]` record.
+fn stdout_only_interrupt(answer: bool, marker: bool) -> Vec<String> {
+    let mut lines = vec![
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        launch("toolu_b", false),
+        task("local_agent", "tb", "toolu_b", false),
+    ];
+    if answer {
+        lines.push(answered("host_req_2", json!({"still_queued": []})));
+    }
+    lines.extend([
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        rejected("toolu_a"),
+        killed("tb"),
+        notification("tb", "toolu_b", "stopped"),
+        rejected("toolu_b"),
+    ]);
+    if marker {
+        lines.push(cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}, "parent_tool_use_id": null, "session_id": R, "uuid": "m1"}),
+        ));
+    }
+    lines.push(result("error_during_execution"));
+    lines
+}
+
+#[test]
+fn cancellation_a_stdout_only_interrupt_is_read_from_the_clis_side() {
+    // *Cancellation*: "User cancellation cancels the root turn and every child agent owned
+    // by that turn"; the interrupt's answer (`still_queued`) and the CLI's interrupt
+    // record are the CLI's own evidence of it.
+    for (answer, marker) in [(true, true), (true, false), (false, true)] {
+        let r = replay(&stdout_only_interrupt(answer, marker));
+        let case = format!("answer {answer}, marker {marker}: {:?}", codes(&r));
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Canceled),
+            "{case}"
+        );
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled), "{case}");
+        assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Canceled), "{case}");
+        let expected = if answer {
+            vec![Code::HostSideMissing]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes(&r), expected, "{case}");
+    }
+}
+
+#[test]
+fn session_and_turn_semantics_a_stdout_only_second_prompt_opens_the_next_root_turn() {
+    // *Session And Turn Semantics*: "A root turn is initiated by a user submission"; the
+    // CLI starts a model turn on its own only to answer a task notification, so root
+    // output after a `result` with none pending answers a prompt the capture lacks.
+    let r = replay(&[
+        init(),
+        text("first answer"),
+        result("success"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        text("second answer"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    let parent = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .and_then(|s| s.relation.as_ref())
+        .map(|rel| rel.parent_turn.to_string());
+    assert_eq!(parent, Some(format!("{R}#2")));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn two_task_notifications_two_continuations_nothing_said_is_lost() {
+    // *Claude Code SDK Mapping*: "A continuation caused by a child task notification is
+    // another root provider turn attached to the same canonical root WorkspaceAgentTurn."
+    // Where the root has settled before a continuation speaks, what it says is reported.
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        launch("toolu_b", true),
+        task("local_agent", "tb", "toolu_b", true),
+        async_launched("toolu_b"),
+        text("started"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+        notification("tb", "toolu_b", "completed"),
+        init(),
+        text("A finished."),
+        result("success"),
+        init(),
+        text("B finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    let late: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::LateContinuation)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(late.len(), 1, "{:?}", r.findings);
+    assert!(late.iter().all(|m| m.contains("B finished.")), "{late:?}");
+    assert_eq!(codes(&r), [Code::LateContinuation]);
 }
