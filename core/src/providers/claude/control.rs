@@ -301,12 +301,14 @@ impl ClaudeAdapter {
     /// `still_queued`, which only an interrupt's answer has. That answer is the host's
     /// interrupt, acknowledged (seed, *Cancellation*: "User cancellation cancels the root
     /// turn and every child agent owned by that turn"); the cancel then completes as any.
+    /// An answer after the root turn settled (the capture showed its end first) cancels
+    /// nothing and is not read.
     pub(super) fn answered_interrupt(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let Some(id) = answered_request(message) else {
             return;
         };
         let interrupt = message.pointer("/response/response/still_queued").is_some();
-        if interrupt && !self.host_requests.contains(id) {
+        if interrupt && !self.host_requests.contains(id) && self.root_turn_active(cx) {
             let request = json!({"type": "control_request", "request_id": id, "request": {"subtype": "interrupt"}});
             self.host_control(cx, &request);
         }
