@@ -1,5 +1,6 @@
-//! The SDK task system: `task_started` / `task_progress` / `task_notification`, aliases,
-//! and child terminals.
+//! The SDK task system: `task_started` / `task_progress` / `task_updated` /
+//! `task_notification` (also as a `<task-notification>` user message), aliases, and child
+//! terminals.
 //!
 //! Seed: "taskId and agentId are aliases. They must bind back to the existing child
 //! session/turn, never to 'the only running task'." "SDK task-system work that has no
