@@ -223,10 +223,32 @@ impl ClaudeAdapter {
             // turn settles (seed, *Cancellation*: "pending interaction supersession").
             return;
         }
+        if self.missing_host.is_some() {
+            // Without the host's side the interrupt shows only by its answer, which comes
+            // right after this withdrawal: wait one record to tell.
+            self.withdrawn = Some((session, request_id.to_owned()));
+            return;
+        }
         cx.emit(Event::InteractionResolved {
             session,
             request: request_id.into(),
         });
+    }
+
+    /// A held withdrawal: fallout of the interrupt when `message` answers one the trace
+    /// lacks (the cancel supersedes the request), else the provider resolved it.
+    pub(super) fn settle_withdrawal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some((session, request)) = self.withdrawn.take() else {
+            return;
+        };
+        let interrupt = message.pointer("/response/response/still_queued").is_some()
+            && answered_request(message).is_some_and(|id| !self.host_requests.contains(id));
+        if !interrupt {
+            cx.emit(Event::InteractionResolved {
+                session,
+                request: request.into(),
+            });
+        }
     }
 
     /// A host control request: `interrupt` (the user's cancel of the root turn) or

@@ -78,6 +78,9 @@ pub struct ClaudeAdapter {
     host_requests: BTreeSet<String>,
     /// The first line, and the count, of CLI answers to host requests this trace lacks.
     missing_host: Option<(usize, usize)>,
+    /// A permission the CLI withdrew in a capture without the host's side, held for one
+    /// record: the interrupt's answer that may follow makes it the interrupt's fallout.
+    withdrawn: Option<(SessionId, String)>,
     /// Cancel operations in flight, by requested session.
     cancels: BTreeMap<SessionId, CancelOp>,
     /// Held records whose owner became known, for the engine to apply next.
@@ -127,6 +130,7 @@ impl ClaudeAdapter {
                 }
             }
         }
+        self.settle_withdrawal(cx, message);
         match (record.from.as_str(), kind) {
             ("cli", "system") => self.system(cx, message),
             ("cli", "assistant") => self.assistant(cx, message),
@@ -152,6 +156,7 @@ impl ClaudeAdapter {
 
     /// End of trace: report what is still pending.
     pub fn finish(&mut self, cx: &mut Ctx<'_>) {
+        self.settle_withdrawal(cx, &Value::Null);
         for (agent, records) in std::mem::take(&mut self.held_permissions) {
             for (line, _) in records {
                 cx.finding_at(line, Code::UnknownAgentRequest, format!(

@@ -809,3 +809,43 @@ fn two_task_notifications_two_continuations_nothing_said_is_lost() {
     assert!(late.iter().all(|m| m.contains("B finished.")), "{late:?}");
     assert_eq!(codes(&r), [Code::LateContinuation]);
 }
+
+#[test]
+fn cancellation_a_stdout_only_interrupt_supersedes_the_permission_it_withdrew() {
+    // Real 12 as stdout holds it: the CLI withdraws the child's pending permission, then
+    // answers the interrupt. *Cancellation*: the cancel operation's "pending interaction
+    // supersession" commits with it; the withdrawal is the interrupt's fallout.
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        permission_of("perm1", "ta"),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+        answered("host_req_2", json!({"still_queued": []})),
+        rejected("toolu_a"),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        result("error_during_execution"),
+    ]);
+    let status = interaction_status(&r, "toolu_a#1", "perm1");
+    assert_eq!(status, Some(InteractionStatus::Superseded));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), [Code::HostSideMissing]);
+}
+
+#[test]
+fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        text("asking"),
+        cli(
+            json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+        ),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+    ]);
+    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    assert_eq!(status, Some(InteractionStatus::Resolved));
+}
