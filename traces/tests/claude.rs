@@ -38,4 +38,11 @@ scenario! {
     stop_task_error_leaves_the_child_interrupted => "16-stop-task-error.jsonl",
     unbound_agent_request_and_unknown_task_are_reported => "17-unknown-agent-and-task.jsonl",
     interrupt_without_response_is_reported_incomplete => "18-interrupt-incomplete.jsonl",
+    stdout_only_capture_reads_the_interrupt_from_its_answer => "19-stdout-only-interrupt.jsonl",
+    cancel_during_the_notification_wait_settles_the_root_canceled => "20-cancel-during-notification-wait.jsonl",
+    two_notifications_two_continuations_the_late_one_is_reported => "21-two-notifications-two-continuations.jsonl",
+    interrupt_answer_covers_nested_children_whatever_the_order => "22-interrupt-nested-children-order.jsonl",
+    task_updated_as_the_only_terminal_settles_the_child => "23-task-updated-only-terminal.jsonl",
+    launch_result_agent_id_and_user_message_notification_are_read => "24-agent-id-and-user-notification.jsonl",
+    stdout_only_capture_of_two_prompts_opens_two_root_turns => "25-stdout-only-two-prompts.jsonl",
 }

@@ -2,9 +2,10 @@
 //!
 //! Owns: telling a record's format by its vocabulary, and holding the lines read before
 //! any record told.
-//! - Lineage's envelope: `event` ⇒ canonical; `from` of `cli`/`host` ⇒ claude-sdk,
-//!   `server` ⇒ codex-app-server, `agent`/`transport` ⇒ acp; `client` ⇒ by its message's
-//!   method, as below. An ACP conductor event ⇒ acp.
+//! - Lineage's envelope: `event` (without a Claude `type`: a `stream_event` has its own
+//!   `event`) ⇒ canonical; `from` of `cli`/`host` ⇒ claude-sdk, `server` ⇒
+//!   codex-app-server, `agent`/`transport` ⇒ acp; `client` ⇒ by its message's method, as
+//!   below. An ACP conductor event ⇒ acp.
 //! - A message without the envelope, as the program wrote it: a `type` of Claude Code's
 //!   stream-json ⇒ claude-sdk; a JSON-RPC message ⇒ by its method, as below.
 //! - Methods: ACP's are `session/*`, `terminal/*`, `elicitation/*`, `authenticate`,
@@ -87,7 +88,7 @@ pub(super) fn from_line(text: &str) -> Result<Format, Why> {
         return Err(Why::NotAnObject);
     };
     let obj = value.as_object().ok_or(Why::NotAnObject)?;
-    if obj.contains_key("event") && !obj.contains_key("from") {
+    if obj.contains_key("event") && !obj.contains_key("from") && !has_claude_type(obj) {
         return Ok(Format::Canonical);
     }
     if super::conductor::is_event(&value) {
@@ -123,6 +124,14 @@ pub(super) fn unenveloped(obj: &Map<String, Value>) -> Result<Format, Why> {
         _ if obj.contains_key("method") || obj.contains_key("id") => json_rpc_object(obj),
         _ => Err(Why::NoShape),
     }
+}
+
+/// Does this object carry a Claude Code stream-json `type` (a canonical record has no
+/// top-level `type`; a Claude `stream_event` has an `event` member of its own)?
+pub(super) fn has_claude_type(obj: &Map<String, Value>) -> bool {
+    obj.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| CLAUDE_TYPES.contains(&kind))
 }
 
 /// Is this object an ACP adapter's test recording line (`{kind, method, payload}`), which

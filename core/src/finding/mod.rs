@@ -187,6 +187,7 @@ codes! {
     UnknownTask = "unknown-task", Note, Claude;
     StaleTaskEvent = "stale-task-event", Note, Claude;
     StaleContinuation = "stale-continuation", Note, Claude;
+    LateContinuation = "late-continuation", Note, Claude;
     CancelFallout = "cancel-fallout", Note, Claude;
     HostSideMissing = "host-side-missing", Note, Claude;
     // Native source readers.

@@ -243,11 +243,17 @@ impl Builder {
         }
         match self.rng.below(10) {
             0 => {
-                let acked = active
+                let mut acked: Vec<u32> = active
                     .iter()
                     .copied()
                     .filter(|_| self.rng.chance(70))
                     .collect();
+                if self.claude {
+                    // Claude's interrupt is the root-query cancel: its answer covers every
+                    // Task execution of the query ("Provider-Native Subagents",
+                    // *Cancellation*), so every child's stop is confirmed.
+                    acked.clone_from(&active);
+                }
                 self.steps.push(Step::Cancel {
                     pturn: Some(self.pturn),
                     targets: active.clone(),

@@ -11,15 +11,19 @@
 //! A root cancel completes when the interrupt's control_response and the root's `result`
 //! (the query ended) have both arrived; a `stop_task` completes when its control_response
 //! and the task's `stopped` notification have both arrived. An error response completes
-//! either at once, unconfirmed.
+//! either at once, unconfirmed. A successful interrupt acknowledges every child target of
+//! the root cancel (seed, *Cancellation*: "Claude SDK uses its root-query cancel primitive
+//! when the target set includes the root; that native operation covers the Task executions
+//! in the same query"), so the children's outcomes do not depend on whether their
+//! `stopped` reports come before or after the interrupt's answer or the root's result.
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{ClaudeAdapter, HOLD_LIMIT};
 use crate::finding::Code;
-use crate::ids::{Alias, SessionId};
+use crate::ids::{Alias, SessionId, TurnId};
 use crate::providers::{Ctx, ProviderRecord};
 use crate::tree::{Event, InteractionKind};
 
@@ -42,6 +46,8 @@ pub(super) struct CancelOp {
     /// Child-only cancels wait for the child's `stopped` evidence.
     needs_stop: Option<SessionId>,
     stopped: BTreeSet<SessionId>,
+    /// The cancel's target set as the reducer prepared it (the requested turn first).
+    targets: Vec<TurnId>,
 }
 
 impl CancelOp {
@@ -217,10 +223,32 @@ impl ClaudeAdapter {
             // turn settles (seed, *Cancellation*: "pending interaction supersession").
             return;
         }
+        if self.missing_host.is_some() {
+            // Without the host's side the interrupt shows only by its answer, which comes
+            // right after this withdrawal: wait one record to tell.
+            self.withdrawn = Some((session, request_id.to_owned()));
+            return;
+        }
         cx.emit(Event::InteractionResolved {
             session,
             request: request_id.into(),
         });
+    }
+
+    /// A held withdrawal: fallout of the interrupt when `message` answers one the trace
+    /// lacks (the cancel supersedes the request), else the provider resolved it.
+    pub(super) fn settle_withdrawal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some((session, request)) = self.withdrawn.take() else {
+            return;
+        };
+        let interrupt = message.pointer("/response/response/still_queued").is_some()
+            && answered_request(message).is_some_and(|id| !self.host_requests.contains(id));
+        if !interrupt {
+            cx.emit(Event::InteractionResolved {
+                session,
+                request: request.into(),
+            });
+        }
     }
 
     /// A host control request: `interrupt` (the user's cancel of the root turn) or
@@ -259,14 +287,21 @@ impl ClaudeAdapter {
             return;
         };
         let is_root = Some(&target) == self.root.as_ref();
-        // A root cancel during the notification wait cancels the reserved provider turn.
-        let reserved = is_root && self.cancel_reservation(cx);
+        // Seed, *Claude Code SDK Mapping*: "Cancellation during the notification wait uses
+        // the existing root-query interrupt. It cancels the reserved synthetic provider
+        // turn, disarms its timeout, and follows the same durable root-plus-children
+        // cancellation operation": the cancel is prepared first (the reserved turn keeps
+        // the root active), then the reserved provider turn ends.
+        let reserved = is_root && self.reservation.is_some();
         let needs_result = is_root && self.provider_running(cx.snapshot()) && !reserved;
         let step = cx.emit(Event::CancelRequested {
             session: target.clone(),
         });
-        if step.cancel_prepared().is_none() {
+        let Some(targets) = step.cancel_prepared().map(<[TurnId]>::to_vec) else {
             return; // the reducer refused it and said why
+        };
+        if reserved {
+            self.cancel_reservation(cx);
         }
         self.host_controls
             .insert(request_id.to_owned(), HostControl::Cancel(target.clone()));
@@ -279,8 +314,49 @@ impl ClaudeAdapter {
                 result_seen: false,
                 needs_stop: (!is_root).then_some(target),
                 stopped: BTreeSet::new(),
+                targets,
             },
         );
+    }
+
+    /// A capture of the CLI's output alone still shows an interrupt: its answer carries
+    /// `still_queued`, which only an interrupt's answer has. That answer is the host's
+    /// interrupt, acknowledged (seed, *Cancellation*: "User cancellation cancels the root
+    /// turn and every child agent owned by that turn"); the cancel then completes as any.
+    /// An answer after the root turn settled (the capture showed its end first) cancels
+    /// nothing and is not read.
+    pub(super) fn answered_interrupt(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let Some(id) = answered_request(message) else {
+            return;
+        };
+        let interrupt = message.pointer("/response/response/still_queued").is_some();
+        if interrupt && !self.host_requests.contains(id) && self.root_turn_active(cx) {
+            let request = json!({"type": "control_request", "request_id": id, "request": {"subtype": "interrupt"}});
+            self.host_control(cx, &request);
+        }
+    }
+
+    /// The CLI's `[Request interrupted by user…]` record in the root, while the root turn
+    /// runs and no cancel of it is known: the CLI's record of the host's interrupt, which
+    /// this capture does not hold (the transcript reader reads the same record so). The
+    /// interrupt and its answer are read from it.
+    pub(super) fn interrupt_record(&mut self, cx: &mut Ctx<'_>, text: &str) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        let uncancelled = cx
+            .snapshot()
+            .session(&root)
+            .and_then(|s| s.active_turn())
+            .is_some_and(|t| t.cancel.is_none());
+        if !text.starts_with("[Request interrupted by user") || !uncancelled {
+            return;
+        }
+        let id = format!("interrupt-record-{}", cx.line());
+        let request = json!({"type": "control_request", "request_id": id, "request": {"subtype": "interrupt"}});
+        self.host_control(cx, &request);
+        let answer = json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {}}});
+        self.control_response(cx, &answer);
     }
 
     /// A CLI answer to a host request the trace never held: the capture is one-sided.
@@ -295,7 +371,7 @@ impl ClaudeAdapter {
 
     /// The CLI answered a host control request (answers to `initialize`, `set_model` …
     /// carry no tree fact).
-    pub(super) fn control_response(&mut self, message: &Value) {
+    pub(super) fn control_response(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let response = message.get("response");
         let Some(request_id) = answered_request(message) else {
             return;
@@ -307,8 +383,13 @@ impl ClaudeAdapter {
             .and_then(|r| r.get("subtype"))
             .and_then(Value::as_str)
             == Some("success");
-        if let Some(op) = self.cancels.get_mut(&target) {
-            op.response = Some(ok);
+        let Some(op) = self.cancels.get_mut(&target) else {
+            return;
+        };
+        op.response = Some(ok);
+        if ok && Some(&target) == self.root.as_ref() {
+            let children: Vec<TurnId> = op.targets.iter().skip(1).cloned().collect();
+            acknowledge_children(cx, &children);
         }
     }
 
@@ -323,6 +404,22 @@ impl ClaudeAdapter {
         for session in done {
             self.cancels.remove(&session);
             cx.emit(Event::CancelCompleted { session });
+        }
+    }
+}
+
+/// The interrupt covers the Task executions of the query: every child target still
+/// waiting for its stop is acknowledged (an idempotent step for one already stopped).
+fn acknowledge_children(cx: &mut Ctx<'_>, targets: &[TurnId]) {
+    for turn in targets {
+        let waiting = cx
+            .snapshot()
+            .turn(turn)
+            .is_some_and(|t| t.is_active() && t.cancel.is_some());
+        if waiting {
+            cx.emit(Event::CancelAcknowledged {
+                session: turn.session().clone(),
+            });
         }
     }
 }

@@ -82,11 +82,9 @@ impl ClaudeAdapter {
     }
 
     /// Cancellation during the wait cancels the reserved provider turn and disarms it.
-    pub(super) fn cancel_reservation(&mut self, cx: &mut Ctx<'_>) -> bool {
-        if self.reservation.take().is_none() {
-            return false;
+    pub(super) fn cancel_reservation(&mut self, cx: &mut Ctx<'_>) {
+        if self.reservation.take().is_some() {
+            self.end_provider_turn(cx, Outcome::Interrupted, None);
         }
-        self.end_provider_turn(cx, Outcome::Interrupted, None);
-        true
     }
 }

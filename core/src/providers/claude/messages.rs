@@ -63,7 +63,10 @@ impl ClaudeAdapter {
             return;
         };
         let is_root = Some(&owner) == self.root.as_ref();
-        if is_root && !self.root_output(cx, "assistant output") {
+        if is_root && !self.root_output(cx, "assistant output", true) {
+            if self.late_continuation {
+                late_continuation(cx, message);
+            }
             return;
         }
         if !is_root && let Some(agent) = message.get("agent_id").and_then(Value::as_str) {
@@ -142,22 +145,8 @@ impl ClaudeAdapter {
             return;
         };
         let content = message.pointer("/message/content");
-        let is_child = Some(&owner) != self.root.as_ref();
-        // The delegated prompt (or later input) as the child's transcript sees it. (Root
-        // user text is the host's own submission, already recorded.)
-        let child_input = |cx: &mut Ctx<'_>, text: &str| {
-            if interrupt_marker_after_cancel(cx, &owner, text) {
-                return;
-            }
-            cx.emit(Event::Message {
-                session: owner.clone(),
-                message: message.get("uuid").and_then(Value::as_str).map(Into::into),
-                role: Role::User,
-                text: text.to_owned(),
-            });
-        };
-        if is_child && let Some(text) = content.and_then(Value::as_str) {
-            child_input(cx, text);
+        if let Some(text) = content.and_then(Value::as_str) {
+            self.user_text(cx, &owner, message, text);
             return;
         }
         let blocks = content
@@ -165,11 +154,10 @@ impl ClaudeAdapter {
             .map(Vec::as_slice)
             .unwrap_or_default();
         for block in blocks {
-            if is_child
-                && block.get("type").and_then(Value::as_str) == Some("text")
+            if block.get("type").and_then(Value::as_str) == Some("text")
                 && let Some(text) = block.get("text").and_then(Value::as_str)
             {
-                child_input(cx, text);
+                self.user_text(cx, &owner, message, text);
                 continue;
             }
             if block.get("type").and_then(Value::as_str) != Some("tool_result") {
@@ -205,6 +193,30 @@ impl ClaudeAdapter {
         }
     }
 
+    /// Text of a CLI `user` message: a task notification the CLI delivered so, the CLI's
+    /// interrupt record in the root, or a child's input (the delegated prompt or later
+    /// input as the child's transcript sees it; root user text is the host's own
+    /// submission, already recorded).
+    fn user_text(&mut self, cx: &mut Ctx<'_>, owner: &SessionId, message: &Value, text: &str) {
+        let is_child = Some(owner) != self.root.as_ref();
+        if self.task_notice(cx, text, is_child) {
+            return;
+        }
+        if !is_child {
+            self.interrupt_record(cx, text);
+            return;
+        }
+        if interrupt_marker_after_cancel(cx, owner, text) {
+            return;
+        }
+        cx.emit(Event::Message {
+            session: owner.clone(),
+            message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+            role: Role::User,
+            text: text.to_owned(),
+        });
+    }
+
     /// The launch tool's result: the launch call completes on the parent's turn; a
     /// foreground child settles from it, a background one waits for its notification.
     fn launch_result(
@@ -216,6 +228,15 @@ impl ClaudeAdapter {
         block: &Value,
         is_error: bool,
     ) {
+        // Seed, *Session And Turn Semantics*: a permission callback's agentID "resolves …
+        // to the already-recorded child session and turn": the launch result names it too.
+        if let Some(agent) = message
+            .pointer("/tool_use_result/agentId")
+            .and_then(Value::as_str)
+            .filter(|a| !a.is_empty())
+        {
+            self.bind_alias(cx, child, "agent", agent);
+        }
         let status = message
             .pointer("/tool_use_result/status")
             .and_then(Value::as_str);
@@ -257,11 +278,32 @@ impl ClaudeAdapter {
     pub(super) fn stream_event(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         match message.get("parent_tool_use_id").and_then(Value::as_str) {
             None => {
-                self.root_output(cx, "stream event");
+                self.root_output(cx, "stream event", true);
             }
             Some(child) => self.child_activity(cx, &SessionId::from(child)),
         }
     }
+}
+
+/// Root output of a continuation that came after the root turn settled: not attached to
+/// that turn (a settled root turn never reopens), but what it says is reported, never
+/// dropped in silence.
+fn late_continuation(cx: &mut Ctx<'_>, message: &Value) {
+    let said = text_of(message.pointer("/message/content"))
+        .map(|t| {
+            let mut cut: String = t.chars().take(200).collect();
+            if cut.len() < t.len() {
+                cut.push('…');
+            }
+            format!("«{cut}»")
+        })
+        .unwrap_or_else(|| "no text (tool use or thinking only)".into());
+    cx.finding(
+        Code::LateContinuation,
+        format!(
+            "the CLI's model turn answering a background child's task notification spoke after the root turn settled; not attached to it (a settled root turn never reopens), it said: {said}"
+        ),
+    );
 }
 
 /// The CLI's own "[Request interrupted by user]" line that a stopped child writes after

@@ -62,6 +62,11 @@ pub struct ClaudeAdapter {
     /// during a live provider turn), whose output is dropped when the root turn has
     /// settled meanwhile (a settled root turn never reopens).
     follow_up_due: bool,
+    /// That follow-up answers a background child's completion or failure: a continuation
+    /// of the root turn, whose words are reported when the root turn has settled.
+    continuation_due: bool,
+    /// The root output just dropped belongs to such a continuation.
+    late_continuation: bool,
     /// The final-child continuation reservation, while armed.
     reservation: Option<Reservation>,
     /// A reserved continuation timed out: its late output is stale until the next
@@ -73,6 +78,9 @@ pub struct ClaudeAdapter {
     host_requests: BTreeSet<String>,
     /// The first line, and the count, of CLI answers to host requests this trace lacks.
     missing_host: Option<(usize, usize)>,
+    /// A permission the CLI withdrew in a capture without the host's side, held for one
+    /// record: the interrupt's answer that may follow makes it the interrupt's fallout.
+    withdrawn: Option<(SessionId, String)>,
     /// Cancel operations in flight, by requested session.
     cancels: BTreeMap<SessionId, CancelOp>,
     /// Held records whose owner became known, for the engine to apply next.
@@ -122,6 +130,7 @@ impl ClaudeAdapter {
                 }
             }
         }
+        self.settle_withdrawal(cx, message);
         match (record.from.as_str(), kind) {
             ("cli", "system") => self.system(cx, message),
             ("cli", "assistant") => self.assistant(cx, message),
@@ -131,7 +140,8 @@ impl ClaudeAdapter {
             ("cli", "control_request") => self.permission(cx, record),
             ("cli", "control_response") => {
                 self.note_missing_host_request(cx.line(), message);
-                self.control_response(message);
+                self.answered_interrupt(cx, message);
+                self.control_response(cx, message);
             }
             ("cli", "control_cancel_request") => self.permission_withdrawn(cx, message),
             ("host", "user") => self.user_submitted(cx, message),
@@ -146,6 +156,7 @@ impl ClaudeAdapter {
 
     /// End of trace: report what is still pending.
     pub fn finish(&mut self, cx: &mut Ctx<'_>) {
+        self.settle_withdrawal(cx, &Value::Null);
         for (agent, records) in std::mem::take(&mut self.held_permissions) {
             for (line, _) in records {
                 cx.finding_at(line, Code::UnknownAgentRequest, format!(
@@ -162,7 +173,7 @@ impl ClaudeAdapter {
         }
         if let Some((line, count)) = self.missing_host {
             cx.finding_at(line, Code::HostSideMissing, format!(
-                "the CLI answered {count} host request(s) this trace does not hold (the first here): it lacks the host's side (prompts, permission answers, interrupts, stops), so a cancel shows as the CLI's own outcome; capture both pipes (lineage record) or replay the session's transcript"
+                "the CLI answered {count} host request(s) this trace does not hold (the first here): it lacks the host's side (prompts, permission answers, stops; an interrupt is read from the CLI's answer or its interrupt record), so what the host did is known only from the CLI's output; capture both pipes (lineage record) or replay the session's transcript"
             ));
         }
         for (session, op) in &self.cancels {
@@ -217,8 +228,11 @@ impl ClaudeAdapter {
 
     /// Root output: the first after a terminal starts a root provider turn (a
     /// continuation when the root turn is already running); it also takes over an armed
-    /// reservation. Returns `false` when the output is stale and must be dropped.
-    fn root_output(&mut self, cx: &mut Ctx<'_>, what: &str) -> bool {
+    /// reservation. Returns `false` when the output is stale and must be dropped. `said`
+    /// is model output (an assistant message, a partial message), which alone can show a
+    /// prompt the capture does not hold.
+    fn root_output(&mut self, cx: &mut Ctx<'_>, what: &str, said: bool) -> bool {
+        self.late_continuation = false;
         if self.stale {
             cx.finding(
                 Code::StaleContinuation,
@@ -235,11 +249,17 @@ impl ClaudeAdapter {
                 // was stopped, a background Bash exited) came when the root turn had
                 // settled: it is not attached to that turn (nothing reopens a settled root
                 // turn) and opens no other.
+                self.late_continuation = self.continuation_due;
                 return false;
             }
-            if !self.host_user_seen && self.root_never_opened(cx) {
+            let unechoed = self.root_never_opened(cx) || (said && !self.stale);
+            if !self.host_user_seen && unechoed {
                 // A prompt given on the command line is not echoed: the first root output
-                // after `system/init` is the only sign of the user's submission.
+                // after `system/init` is the only sign of the user's submission. In a
+                // capture of the CLI's output alone no prompt is: the CLI starts a model
+                // turn on its own only to answer a task notification (none is due here),
+                // so model output after a `result` answers the next prompt (seed, *Session
+                // And Turn Semantics*: "A root turn is initiated by a user submission").
                 self.open_unechoed_turn(cx);
             }
         }
@@ -305,18 +325,20 @@ impl ClaudeAdapter {
             // An init at startup (before any submission) opens nothing; later ones begin
             // a provider turn (a continuation when the root turn is still active).
             Some("init") if self.root_turn_active(cx) || self.stale => {
-                self.root_output(cx, "system/init");
+                self.root_output(cx, "system/init", false);
             }
             Some("task_started") => self.task_started(cx, message),
             Some("task_progress") => self.task_progress(cx, message),
             Some("task_notification") => self.task_notification(cx, message),
-            _ => {} // task_updated, session_state_changed, status …: no tree fact
+            Some("task_updated") => self.task_updated(cx, message),
+            _ => {} // session_state_changed, status …: no tree fact
         }
     }
 
     fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        if !self.root_output(cx, "result") {
+        if !self.root_output(cx, "result", false) {
             self.follow_up_due = false; // that follow-up ended here
+            self.continuation_due = false;
             return;
         }
         let success = message.get("subtype").and_then(Value::as_str) == Some("success")
@@ -362,6 +384,7 @@ impl ClaudeAdapter {
         };
         self.stale = false;
         self.follow_up_due = false;
+        self.continuation_due = false;
         self.host_user_seen = true;
         let text = messages::text_of(message.pointer("/message/content"));
         cx.emit(Event::UserSubmitted {

@@ -1,5 +1,6 @@
-//! The SDK task system: `task_started` / `task_progress` / `task_notification`, aliases,
-//! and child terminals.
+//! The SDK task system: `task_started` / `task_progress` / `task_updated` /
+//! `task_notification` (also as a `<task-notification>` user message), aliases, and child
+//! terminals.
 //!
 //! Seed: "taskId and agentId are aliases. They must bind back to the existing child
 //! session/turn, never to 'the only running task'." "SDK task-system work that has no
@@ -56,7 +57,14 @@ impl ClaudeAdapter {
             Some(child) => child,
             None if task_type == Some("local_agent") => match self.recreate_child(cx, message) {
                 Some(child) => child,
-                None => return,
+                None => {
+                    // Without a tool use id there is no subagent identity: task-system work,
+                    // tracked silently ("tracked separately from delegated child work").
+                    if message.get("tool_use_id").is_none() {
+                        self.system_tasks.insert(task.to_owned());
+                    }
+                    return;
+                }
             },
             None => {
                 // A background Bash, workflow or MCP task: tracked for stop routing only.
@@ -160,7 +168,63 @@ impl ClaudeAdapter {
         // of its own (real 2.1.328: after a background agent finished or was stopped, after
         // a background Bash exited). When the root turn is still active that turn joins it;
         // when the root turn has settled meanwhile, its output belongs to no turn.
+        self.expect_follow_up(cx, message);
+        self.task_terminal(cx, message);
+    }
+
+    /// A task's end reached the root: the CLI will answer it with a model turn, unless the
+    /// task is a foreground child (its end reaches the live turn as the launch's tool
+    /// result; real 2.1.328 runs no follow-up for it). A background child's completion
+    /// or failure makes that follow-up a continuation of the root turn (seed, *Claude
+    /// Code SDK Mapping*: "A continuation caused by a child task notification is another
+    /// root provider turn attached to the same canonical root WorkspaceAgentTurn").
+    fn expect_follow_up(&mut self, cx: &Ctx<'_>, message: &Value) {
+        let child = self.task_child(cx, message);
+        if child.as_ref().is_some_and(|c| !self.background.contains(c)) {
+            return;
+        }
         self.follow_up_due = true;
+        let status = message
+            .get("status")
+            .and_then(Value::as_str)
+            .or_else(|| message.pointer("/patch/status").and_then(Value::as_str));
+        if child.is_some() && matches!(status, Some("completed" | "failed")) {
+            self.continuation_due = true;
+        }
+    }
+
+    /// A `<task-notification>` the CLI delivered as a user message (to the agent that
+    /// launched the task: a nested child's reaches its parent child this way). Seed,
+    /// *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    /// or SDK completion hooks." Returns whether `text` was one.
+    pub(super) fn task_notice(&mut self, cx: &mut Ctx<'_>, text: &str, in_child: bool) -> bool {
+        let text = text.trim_start();
+        if !text.starts_with("<task-notification>") {
+            return false;
+        }
+        let status = match tag(text, "status") {
+            Some("killed") => "stopped",
+            other => other.unwrap_or_default(),
+        };
+        let mut notice = serde_json::Map::new();
+        notice.insert(
+            "task_id".into(),
+            tag(text, "task-id").unwrap_or_default().into(),
+        );
+        notice.insert("status".into(), status.into());
+        if let Some(tool_use) = tag(text, "tool-use-id") {
+            notice.insert("tool_use_id".into(), tool_use.into());
+        }
+        let notice = Value::Object(notice);
+        if !in_child {
+            self.expect_follow_up(cx, &notice); // the root model answers it
+        }
+        self.task_terminal(cx, &notice);
+        true
+    }
+
+    /// A task's terminal report (a notification, or a terminal `task_updated` patch).
+    fn task_terminal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
         let task = message
             .get("task_id")
             .and_then(Value::as_str)
@@ -181,6 +245,29 @@ impl ClaudeAdapter {
                 Code::UnexpectedRecord,
                 format!("task_notification status {other:?} is not a terminal; ignored"),
             ),
+        }
+    }
+
+    /// `task_updated`: a `patch.status` of `completed`, `failed` or `killed` is the task's
+    /// terminal (in some kill paths the only one; a later notification of the same
+    /// outcome adds nothing). Seed, *Claude Code SDK Mapping*: "Completion comes from
+    /// child result, task notification, or SDK completion hooks"; a `killed` one is a
+    /// stop ("A stopped task terminal is the exception").
+    pub(super) fn task_updated(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+        let status = match message.pointer("/patch/status").and_then(Value::as_str) {
+            Some("killed") => "stopped",
+            Some(status @ ("completed" | "failed")) => status,
+            _ => return, // pending, running, paused, or no status: no terminal
+        };
+        let Some(child) = self.task_child(cx, message) else {
+            return; // task-system work, or a task no child is bound to: no tree fact
+        };
+        // The CLI answers a task's end with a model turn of its own, as for a notification.
+        self.expect_follow_up(cx, message);
+        match status {
+            "completed" => self.background_terminal(cx, &child, Outcome::Completed),
+            "failed" => self.background_terminal(cx, &child, Outcome::Failed),
+            _ => self.stop_evidence(cx, &child),
         }
     }
 
@@ -264,4 +351,14 @@ impl ClaudeAdapter {
             });
         }
     }
+}
+
+/// The text inside `<name>…</name>` of a `<task-notification>`.
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = text.find(&open)?.checked_add(open.len())?;
+    let rest = text.get(start..)?;
+    let end = rest.find(&close)?;
+    rest.get(..end).map(str::trim)
 }

@@ -91,10 +91,13 @@ fn rejected(tool_use: &str) -> String {
     )
 }
 
+/// The launch result of a background child; its `agentId` is the task id the tests give
+/// `toolu_<x>` (`t<x>`).
 fn async_launched(tool_use: &str) -> String {
+    let agent = tool_use.replace("toolu_", "t");
     cli(
         json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use, "content": "Async agent launched successfully."}]},
-        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "t"}}),
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": agent}}),
     )
 }
 
@@ -350,7 +353,9 @@ fn send_message_to_a_finished_child_starts_its_next_turn() {
 #[test]
 fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
     // The notification arrived while the root's model call was in flight; the CLI still
-    // answers it with its own model turn after the result, when the root has settled.
+    // answers it with its own model turn after the result, when the root has settled: a
+    // continuation of a background child's completion, reported (never silence), not
+    // attached.
     let r = replay(&[
         user("go"),
         init(),
@@ -365,7 +370,8 @@ fn a_notification_during_a_live_provider_turn_is_still_followed_up() {
         result("success"),
     ]);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
-    assert_eq!(codes(&r), Vec::<Code>::new());
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert_eq!(codes(&r), [Code::LateContinuation]);
 }
 
 #[test]
@@ -411,4 +417,435 @@ fn the_launch_result_of_a_confirmed_stop_says_nothing_new() {
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// `claude -p --output-format stream-json --verbose --include-partial-messages > out.jsonl`:
+/// unenveloped lines, the partial messages among them as `stream_event`s (whose payload is
+/// a top-level `event` member).
+fn partial_messages_capture() -> Vec<String> {
+    let stream = |event: Value| {
+        json!({"type": "stream_event", "event": event, "parent_tool_use_id": null, "session_id": R, "uuid": "u"}).to_string()
+    };
+    vec![
+        json!({"type": "system", "subtype": "init", "session_id": R}).to_string(),
+        stream(json!({"type": "message_start", "message": {"id": "m1"}})),
+        stream(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}})),
+        stream(json!({"type": "message_stop"})),
+        json!({"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}, "parent_tool_use_id": null, "session_id": R, "uuid": "a1"}).to_string(),
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "hi", "session_id": R, "uuid": "r1"}).to_string(),
+    ]
+}
+
+#[test]
+fn unenveloped_partial_messages_are_read_not_malformed() {
+    // docs/real-providers.md: stream-json is raw lines of SDK messages, no envelope;
+    // `stream_event` is one of them (its `event` member is the SDK's, not lineage's).
+    let r = replay(&partial_messages_capture());
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn unenveloped_partial_messages_tell_the_claude_format() {
+    let mut e = Engine::new(Options::default());
+    for line in partial_messages_capture().iter().skip(1) {
+        e.push_line(line).unwrap();
+    }
+    let r = e.finish().unwrap();
+    assert_eq!(r.format, Format::ClaudeSdk);
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+fn permission_of(id: &str, agent: &str) -> String {
+    cli(
+        json!({"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": "toolu_x", "agent_id": agent}}),
+    )
+}
+
+fn interaction_status(r: &Replay, turn: &str, request: &str) -> Option<InteractionStatus> {
+    let turn: TurnId = turn.parse().ok()?;
+    r.snapshot()?
+        .interaction(&turn, &RequestId::from(request))
+        .map(|i| i.status)
+}
+
+/// A background child `toolu_a` whose own foreground child `toolu_g` holds a permission
+/// when the host interrupts; `live` keeps the root's provider turn running until after
+/// the interrupt. `order` lays out the interrupt's answer (`R`), the children's stop
+/// reports (`S`) and the root's result (`X`) after the interrupt.
+fn interrupt_with_nested_children(live: bool, order: &str) -> Vec<String> {
+    let mut lines = vec![
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": false}}]),
+        ),
+        task("local_agent", "tg", "toolu_g", false),
+        permission_of("perm1", "tg"),
+    ];
+    if !live {
+        lines.extend([text("started"), result("success")]);
+    }
+    lines.push(control("h1", json!({"subtype": "interrupt"})));
+    for step in order.chars() {
+        match step {
+            'R' => lines.push(answered("h1", json!({"still_queued": []}))),
+            'S' => lines.extend([
+                killed("tg"),
+                notification("tg", "toolu_g", "stopped"),
+                killed("ta"),
+                notification("ta", "toolu_a", "stopped"),
+            ]),
+            _ => lines.push(result("error_during_execution")),
+        }
+    }
+    lines
+}
+
+#[test]
+fn cancellation_an_interrupt_covers_nested_children_whatever_the_order() {
+    // "Provider-Native Subagents", *Cancellation*: "Claude SDK uses its root-query cancel
+    // primitive when the target set includes the root; that native operation covers the
+    // Task executions in the same query." Event order must not change the result.
+    for (live, order) in [
+        (false, "RS"),
+        (false, "SR"),
+        (true, "RSX"),
+        (true, "SRX"),
+        (true, "RXS"),
+    ] {
+        let r = replay(&interrupt_with_nested_children(live, order));
+        let case = format!("live {live}, order {order}: {:?}", codes(&r));
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Canceled),
+            "{case}"
+        );
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled), "{case}");
+        assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Canceled), "{case}");
+        let status = interaction_status(&r, "toolu_g#1", "perm1");
+        assert_eq!(status, Some(InteractionStatus::Superseded), "{case}");
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{case}");
+    }
+}
+
+#[test]
+fn cancellation_during_the_notification_wait_cancels_the_reserved_turn() {
+    // *Claude Code SDK Mapping*: "Cancellation during the notification wait uses the
+    // existing root-query interrupt. It cancels the reserved synthetic provider turn …
+    // No timeout completion or late continuation may overwrite the canceled canonical
+    // outcome."
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        text("started"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+        control("h1", json!({"subtype": "interrupt"})),
+        answered("h1", json!({"still_queued": []})),
+        init(),
+        text("late"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert!(
+        !codes(&r).contains(&Code::NothingToCancel),
+        "{:?}",
+        codes(&r)
+    );
+}
+
+#[test]
+fn claude_aliases_the_agent_id_of_the_launch_result_scopes_a_permission() {
+    // *Session And Turn Semantics*: "The Claude adapter resolves that alias to the
+    // already-recorded child session and turn before emitting the canonical interaction."
+    let launched = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "async_launched", "agentId": "ag1"}}),
+    );
+    for permission_first in [false, true] {
+        let mut lines = vec![user("go"), init(), launch("toolu_a", true)];
+        if permission_first {
+            lines.extend([permission_of("perm1", "ag1"), launched.clone()]);
+        } else {
+            lines.extend([launched.clone(), permission_of("perm1", "ag1")]);
+        }
+        let r = replay(&lines);
+        let status = interaction_status(&r, "toolu_a#1", "perm1");
+        assert_eq!(
+            status,
+            Some(InteractionStatus::Pending),
+            "{permission_first}"
+        );
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{permission_first}");
+    }
+}
+
+#[test]
+fn claude_aliases_a_task_notification_in_a_user_message_settles_the_grandchild() {
+    // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    // or SDK completion hooks." The CLI hands a background grandchild's notification to
+    // its parent agent as a user message string.
+    let notice = cli(
+        json!({"type": "user", "message": {"role": "user", "content": "<task-notification>\n<task-id>tg</task-id>\n<tool-use-id>toolu_g</tool-use-id>\n<status>completed</status>\n<summary>Agent \"g\" completed</summary>\n</task-notification>"},
+        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "n1"}),
+    );
+    let nested_launched = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_g", "content": "Async agent launched successfully."}]},
+        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "l1", "tool_use_result": {"status": "async_launched", "agentId": "tg"}}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": true}}]),
+        ),
+        nested_launched,
+        notice,
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+fn updated(task: &str, status: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_updated", "task_id": task, "patch": {"status": status, "end_time": 1}, "session_id": R}),
+    )
+}
+
+#[test]
+fn task_updated_with_a_terminal_status_is_the_tasks_terminal() {
+    // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
+    // or SDK completion hooks"; a `killed` patch is a stop ("A stopped task terminal is
+    // the exception").
+    for (status, expected) in [
+        ("completed", Outcome::Completed),
+        ("failed", Outcome::Failed),
+        ("killed", Outcome::Canceled),
+    ] {
+        let r = replay(&[
+            user("go"),
+            init(),
+            launch("toolu_a", true),
+            task("local_agent", "ta", "toolu_a", true),
+            async_launched("toolu_a"),
+            text("started"),
+            result("success"),
+            updated("ta", status),
+            init(),
+            text("followed up"),
+            result("success"),
+        ]);
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(expected), "{status}");
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Completed),
+            "{status}"
+        );
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{status}");
+    }
+}
+
+#[test]
+fn task_system_work_whose_start_was_seen_is_tracked_silently() {
+    // *Claude Code SDK Mapping*: "SDK task-system work that has no subagent identity … is
+    // tracked separately from delegated child work."
+    let r = replay(&[
+        user("go"),
+        init(),
+        cli(
+            json!({"type": "system", "subtype": "task_started", "task_id": "w1", "task_type": "local_agent", "description": "internal", "session_id": R}),
+        ),
+        text("working"),
+        cli(
+            json!({"type": "system", "subtype": "task_notification", "task_id": "w1", "status": "completed", "summary": "s", "session_id": R}),
+        ),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Real 09 (interrupt while two foreground children run) as `claude -p … > out.jsonl`
+/// captures it: the CLI's lines only; `answer` keeps the interrupt's `control_response`,
+/// `marker` the CLI's `[Request interrupted by user for tool use]` record.
+fn stdout_only_interrupt(answer: bool, marker: bool) -> Vec<String> {
+    let mut lines = vec![
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        launch("toolu_b", false),
+        task("local_agent", "tb", "toolu_b", false),
+    ];
+    if answer {
+        lines.push(answered("host_req_2", json!({"still_queued": []})));
+    }
+    lines.extend([
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        rejected("toolu_a"),
+        killed("tb"),
+        notification("tb", "toolu_b", "stopped"),
+        rejected("toolu_b"),
+    ]);
+    if marker {
+        lines.push(cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}, "parent_tool_use_id": null, "session_id": R, "uuid": "m1"}),
+        ));
+    }
+    lines.push(result("error_during_execution"));
+    lines
+}
+
+#[test]
+fn cancellation_a_stdout_only_interrupt_is_read_from_the_clis_side() {
+    // *Cancellation*: "User cancellation cancels the root turn and every child agent owned
+    // by that turn"; the interrupt's answer (`still_queued`) and the CLI's interrupt
+    // record are the CLI's own evidence of it.
+    for (answer, marker) in [(true, true), (true, false), (false, true)] {
+        let r = replay(&stdout_only_interrupt(answer, marker));
+        let case = format!("answer {answer}, marker {marker}: {:?}", codes(&r));
+        assert_eq!(
+            outcome(&r, &format!("{R}#1")),
+            Some(Outcome::Canceled),
+            "{case}"
+        );
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled), "{case}");
+        assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Canceled), "{case}");
+        let expected = if answer {
+            vec![Code::HostSideMissing]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes(&r), expected, "{case}");
+    }
+}
+
+#[test]
+fn session_and_turn_semantics_a_stdout_only_second_prompt_opens_the_next_root_turn() {
+    // *Session And Turn Semantics*: "A root turn is initiated by a user submission"; the
+    // CLI starts a model turn on its own only to answer a task notification, so root
+    // output after a `result` with none pending answers a prompt the capture lacks.
+    let r = replay(&[
+        init(),
+        text("first answer"),
+        result("success"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "done"}]}, "parent_tool_use_id": null, "session_id": R, "tool_use_result": {"status": "completed"}}),
+        ),
+        text("second answer"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    let parent = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .and_then(|s| s.relation.as_ref())
+        .map(|rel| rel.parent_turn.to_string());
+    assert_eq!(parent, Some(format!("{R}#2")));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn two_task_notifications_two_continuations_nothing_said_is_lost() {
+    // *Claude Code SDK Mapping*: "A continuation caused by a child task notification is
+    // another root provider turn attached to the same canonical root WorkspaceAgentTurn."
+    // Where the root has settled before a continuation speaks, what it says is reported.
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        launch("toolu_b", true),
+        task("local_agent", "tb", "toolu_b", true),
+        async_launched("toolu_b"),
+        text("started"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+        notification("tb", "toolu_b", "completed"),
+        init(),
+        text("A finished."),
+        result("success"),
+        init(),
+        text("B finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    let late: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::LateContinuation)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(late.len(), 1, "{:?}", r.findings);
+    assert!(late.iter().all(|m| m.contains("B finished.")), "{late:?}");
+    assert_eq!(codes(&r), [Code::LateContinuation]);
+}
+
+#[test]
+fn cancellation_a_stdout_only_interrupt_supersedes_the_permission_it_withdrew() {
+    // Real 12 as stdout holds it: the CLI withdraws the child's pending permission, then
+    // answers the interrupt. *Cancellation*: the cancel operation's "pending interaction
+    // supersession" commits with it; the withdrawal is the interrupt's fallout.
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        permission_of("perm1", "ta"),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+        answered("host_req_2", json!({"still_queued": []})),
+        rejected("toolu_a"),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        result("error_during_execution"),
+    ]);
+    let status = interaction_status(&r, "toolu_a#1", "perm1");
+    assert_eq!(status, Some(InteractionStatus::Superseded));
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), [Code::HostSideMissing]);
+}
+
+#[test]
+fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        text("asking"),
+        cli(
+            json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+        ),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+    ]);
+    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    assert_eq!(status, Some(InteractionStatus::Resolved));
 }
