@@ -46,18 +46,70 @@ pub(crate) fn is_native(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir()) || kind(path).is_some()
 }
 
-/// The files of the native source `path`, in path order.
-pub(crate) fn gather(path: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+/// The files of the native source `path`, and apart the Codex rollouts of the day after
+/// its day folder: a child started after midnight writes its rollout there, so its tree
+/// is read whole from its parent's folder (or rollout).
+fn gather_parts(path: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         let mut found = Vec::new();
         for input in walk::inputs(&[path.to_path_buf()]) {
             found.push(input.map_err(|(p, why)| format!("{}: {why}", p.display()))?);
         }
-        found
-    } else {
-        companions(path)
+        let next = next_day_rollouts(path, &found);
+        return Ok((found, next));
+    }
+    let files = companions(path);
+    let next = match (kind(path), path.parent()) {
+        (Some(Kind::CodexRollout), Some(dir)) => next_day_rollouts(dir, &files),
+        _ => Vec::new(),
     };
-    Ok(with_metas(files))
+    Ok((files, next))
+}
+
+/// The rollouts of the day after `dir`, when `dir` is a Codex day folder
+/// (`…/YYYY/MM/DD`) holding rollouts.
+fn next_day_rollouts(dir: &Path, found: &[PathBuf]) -> Vec<PathBuf> {
+    let holds_rollouts = found.iter().any(|f| kind(f) == Some(Kind::CodexRollout));
+    match next_day_folder(dir) {
+        Some(next) if holds_rollouts && next.is_dir() => of_kind(&next, Kind::CodexRollout),
+        _ => Vec::new(),
+    }
+}
+
+/// `…/YYYY/MM/DD` → the folder of the next calendar day, `…/YYYY/MM/DD` too.
+fn next_day_folder(dir: &Path) -> Option<PathBuf> {
+    let number = |p: &Path| -> Option<u32> { p.file_name()?.to_str()?.parse().ok() };
+    let month_dir = dir.parent()?;
+    let year_dir = month_dir.parent()?;
+    let (y, m, d) = next_day(number(year_dir)?, number(month_dir)?, number(dir)?)?;
+    let root = year_dir.parent()?;
+    Some(
+        root.join(format!("{y:04}"))
+            .join(format!("{m:02}"))
+            .join(format!("{d:02}")),
+    )
+}
+
+/// The calendar day after `y-m-d` (Gregorian), `None` for a date that does not exist.
+fn next_day(y: u32, m: u32, d: u32) -> Option<(u32, u32, u32)> {
+    let leap = (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if d == 0 || d > days {
+        return None;
+    }
+    Some(if d < days {
+        (y, m, d + 1)
+    } else if m < 12 {
+        (y, m + 1, 1)
+    } else {
+        (y + 1, 1, 1)
+    })
 }
 
 /// A native file with the files that belong to its source.
@@ -210,34 +262,56 @@ pub(crate) fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// (its root id), the one a given file belongs to, or the only one. Several trees and no
 /// choice is a usage error that lists them.
 pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize), String> {
-    let paths = gather(path)?;
+    let (given, next_day) = gather_parts(path)?;
+    let given = with_metas(given);
+    let mut paths = given.clone();
+    paths.extend(next_day);
     let (source, errors) = read(&paths);
     if let Some((path, why)) = errors.first() {
         return Err(format!("{}: {why}", path.display()));
     }
-    let roots: Vec<&str> = source.streams.iter().map(|s| s.root.as_str()).collect();
+    // A tree rooted in the next day's folder is another session, not this source's.
+    let rooted_here = |s: &native::Stream| {
+        s.files
+            .first()
+            .and_then(|f| source.files.get(*f))
+            .is_some_and(|f| given.iter().any(|g| g.display().to_string() == *f))
+    };
+    let here: Vec<usize> = (0..source.streams.len())
+        .filter(|&k| source.streams.get(k).is_some_and(rooted_here))
+        .collect();
+    let roots: Vec<&str> = here
+        .iter()
+        .filter_map(|&k| source.streams.get(k).map(|s| s.root.as_str()))
+        .collect();
     let given_file = paths.iter().position(|p| p == path);
     let chosen = match (session, given_file) {
-        (Some(id), _) => roots.iter().position(|r| *r == id).ok_or_else(|| {
-            format!(
-                "no session tree with root `{id}` in this source (roots: {})",
-                list(&roots)
-            )
-        })?,
+        (Some(id), _) => here
+            .iter()
+            .copied()
+            .find(|&k| source.streams.get(k).is_some_and(|s| s.root == id))
+            .ok_or_else(|| {
+                format!(
+                    "no session tree with root `{id}` in this source (roots: {})",
+                    list(&roots)
+                )
+            })?,
         (None, Some(file)) => source
             .streams
             .iter()
             .position(|s| s.files.contains(&file))
             .ok_or_else(|| not_read(&source, file))?,
-        (None, None) if roots.len() == 1 => 0,
-        (None, None) if roots.is_empty() => return Err(no_tree(path, &paths, &source)),
-        (None, None) => {
-            return Err(format!(
-                "this folder holds {} session trees; pick one with --session <ROOT>: {}",
-                roots.len(),
-                list(&roots)
-            ));
-        }
+        (None, None) => match here.as_slice() {
+            [only] => *only,
+            [] => return Err(no_tree(path, &paths, &source)),
+            _ => {
+                return Err(format!(
+                    "this folder holds {} session trees; pick one with --session <ROOT>: {}",
+                    roots.len(),
+                    list(&roots)
+                ));
+            }
+        },
     };
     Ok((source, chosen))
 }
@@ -305,5 +379,34 @@ fn reasons(source: &Source) -> String {
         "no Codex rollout or Claude Code transcript found".to_owned()
     } else {
         why.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod next_day_tests {
+    use super::{next_day, next_day_folder};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_next_day_rolls_over_months_years_and_leap_days() {
+        assert_eq!(next_day(2026, 12, 1), Some((2026, 12, 2)));
+        assert_eq!(next_day(2026, 4, 30), Some((2026, 5, 1)));
+        assert_eq!(next_day(2026, 12, 31), Some((2027, 1, 1)));
+        assert_eq!(next_day(2028, 2, 28), Some((2028, 2, 29)));
+        assert_eq!(next_day(2026, 2, 28), Some((2026, 3, 1)));
+        assert_eq!(next_day(1900, 2, 28), Some((1900, 3, 1)));
+        assert_eq!(next_day(2000, 2, 28), Some((2000, 2, 29)));
+        assert_eq!(next_day(2026, 2, 30), None);
+        assert_eq!(next_day(2026, 13, 1), None);
+    }
+
+    #[test]
+    fn only_a_day_folder_has_a_next_day_folder() {
+        assert_eq!(
+            next_day_folder(Path::new("s/2026/12/31")),
+            Some(PathBuf::from("s/2027/01/01"))
+        );
+        assert_eq!(next_day_folder(Path::new("s/2026/12")), None);
+        assert_eq!(next_day_folder(Path::new("s/sessions/12/31")), None);
     }
 }

@@ -182,3 +182,72 @@ fn check_reports_each_finding_under_its_own_file_and_reads_the_rest() {
     ]));
     assert_eq!(replay["sessions"].as_array().unwrap().len(), 2);
 }
+
+/// A child started after midnight writes its rollout into the next day's folder: read
+/// from its parent's day folder (or rollout), the tree is whole; a session rooted in the
+/// next day's folder is not this source's and does not make the folder ambiguous.
+#[test]
+fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
+    let base = temp("next-day");
+    let day = base.join("sessions/2026/12/01");
+    let next = base.join("sessions/2026/12/02");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::create_dir_all(&next).unwrap();
+    let mut child = None;
+    for entry in std::fs::read_dir(date_folder("01-one-child")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap_or_default().to_owned();
+        let to = if first.contains("parent_thread_id") {
+            child = Some(path.file_name().unwrap().to_owned());
+            &next
+        } else {
+            &day
+        };
+        std::fs::write(to.join(path.file_name().unwrap()), text).unwrap();
+    }
+    assert!(child.is_some(), "the recording has a child rollout");
+    // Another session's root rollout, written the next day.
+    let other = std::fs::read_dir(date_folder("02-two-children"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let head = std::fs::read_to_string(p).unwrap();
+            !head
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .contains("parent_thread_id")
+        })
+        .unwrap();
+    std::fs::copy(&other, next.join(other.file_name().unwrap())).unwrap();
+    let original = json(&lineage(&[
+        "replay",
+        date_folder("01-one-child").to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let parent = std::fs::read_dir(&day)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for source in [day, parent] {
+        let out = lineage(&["replay", source.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let moved = json(&out);
+        assert_eq!(moved["sessions"].as_array().unwrap().len(), 2, "{moved}");
+        assert_eq!(
+            moved["sessions"],
+            original["sessions"],
+            "{}",
+            source.display()
+        );
+    }
+}
