@@ -439,7 +439,7 @@ fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) 
         });
     }
     if let Some(title) = &s.title {
-        let _ = write!(out, " · {title:?}");
+        let _ = write!(out, " · {}", super::quoted(title));
     }
     if s.parent.is_some() || s.state.is_some() || !view.connected() {
         let _ = write!(out, " · {}", activity(view, s));

@@ -27,6 +27,28 @@ pub(crate) use mermaid::escape;
 use crate::engine::{Engine, Replay, State};
 use crate::tree::{Session, Snapshot, Turn};
 
+/// A label in double quotes for the readable tree: `"` and `\` escaped, control
+/// characters and the bidirectional overrides and isolates (which could make a label
+/// read as something else) written as escapes; every other character as it is, emoji
+/// variation selectors, joiners and combining marks included.
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c if c.is_control() => out.extend(c.escape_debug()),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// The replay as a readable tree, followed by its findings.
 ///
 /// ```

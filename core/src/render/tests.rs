@@ -425,3 +425,21 @@ fn acp_mermaid_labels_show_hostile_text_as_text() {
     }
     assert_eq!(labels.len(), 1 + 2 * HOSTILE.len());
 }
+
+/// The tree shows a label as written (emoji with their variation selector, joiners,
+/// combining marks), escaping only what could change how it reads: quotes, backslashes,
+/// control characters and bidirectional overrides.
+#[test]
+fn tree_labels_keep_ordinary_text_and_escape_controls_and_bidi_overrides() {
+    let title = "✈️ trip 👩\u{200d}💻 cafe\u{301} \u{202e}evil\u{202c} \"q\" \\ \u{1b}[2J";
+    let trace = format!(
+        "{}\n",
+        serde_json::json!({"event":{"type":"root_session_created","session":"R","title":title}})
+    );
+    let r = replay(&trace, &Options::default()).unwrap();
+    let tree = super::tree(&r);
+    assert_eq!(
+        tree.lines().next().unwrap(),
+        "R · root · \"✈️ trip 👩\u{200d}💻 cafe\u{301} \\u{202e}evil\\u{202c} \\\"q\\\" \\\\ \\u{1b}[2J\""
+    );
+}

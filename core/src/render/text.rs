@@ -147,7 +147,7 @@ fn session<'a>(
         let _ = write!(out, " via {call}");
     }
     if let Some(title) = &s.title {
-        let _ = write!(out, " · {title:?}");
+        let _ = write!(out, " · {}", super::quoted(title));
     }
     if s.deleted {
         out.push_str(" · deleted");
