@@ -311,6 +311,7 @@ rules! {
     malformed_records_are_findings_and_checking_goes_on => "malformed-record",
     v1_child_work_is_preceded_by_running => "work-without-running",
     tool_calls_are_updated_on_their_own_session => "tool-call-foreign",
+    pending_updates_precede_the_cancel_confirmation => "update-after-cancel-confirmed",
     the_error_stop_reason_is_a_later_revision => "later-revision-stop-reason",
     later_revision_fields_are_noted => "later-revision-field",
     final_chunks_carry_only_content => "chunk-participants",

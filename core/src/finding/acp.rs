@@ -218,6 +218,12 @@ pub(crate) fn text(rule: Code) -> Option<(&'static str, &'static str, &'static s
             "The child's own messages, plans, and tool calls have outer `sessionId: \"sess_child_1\"`. They update the child's history, not the parent session. […] Requests remain attributed to their original child session and **MUST NOT** move to the parent or a later operation.",
             "{\"sessionId\":\"A\",…\"tool_call\",\"toolCallId\":\"c1\"}; later {\"sessionId\":\"R\",…\"tool_call_update\",\"toolCallId\":\"c1\",\"status\":\"completed\"}  <- warning\nFix: update the call on the session that opened it (A).",
         ),
+        UpdateAfterCancelConfirmed => (
+            "a tool-call update after the session confirmed the Client's cancel",
+            "After a Client `session/cancel` reached session S (directly, or through an ancestor where the revision cascades), the view shows S's unfinished tool calls cancelled. Once S confirms the cancel with a current `idle` whose `stopReason` is `cancelled`, a `tool_call_update` for one of those calls is a pending update of the cancelled work sent after the confirmation. The view still applies it. Reported once per (session, tool call), outside replay windows. A `running` report or an `end_turn` idle racing with the cancel is not this rule's: a cancellation racing with already-ended work does not rewrite that work's outcome.",
+            "Cancellation retains ordinary session semantics: abort the affected work and send its pending updates before confirming cancellation. […] The Client **SHOULD** optimistically mark the affected unfinished tool calls as cancelled […] It **SHOULD** still accept subsequent Agent updates for those calls.",
+            "Client session/cancel A; A reports {\"state\":\"idle\",\"stopReason\":\"cancelled\"}; then {\"sessionId\":\"A\",\"update\":{\"sessionUpdate\":\"tool_call_update\",\"toolCallId\":\"c1\",\"status\":\"failed\"}}  <- warning\nFix: send the call's last update before the cancelled idle.",
+        ),
         LaterRevisionStopReason => (
             "2026-09-24: an idle `stopReason: \"error\"` (defined from 2026-10-01)",
             "Checked against 2026-09-24 only. A v1 `subagent_update.state` (or a v2 `state_update`) `idle` whose `stopReason` is `\"error\"`: the seed's v1 idle takes v1's `StopReason` values, which have no `error`; the 2026-10-01 revision added it (with an optional `error` object). Check with `--spec 2026-10-05` or `--spec final` if the stream follows those.",
@@ -282,7 +288,7 @@ mod tests {
             .copied()
             .filter(|c| c.is_acp_rule())
             .collect();
-        assert_eq!(acp.len(), 39);
+        assert_eq!(acp.len(), 40);
         for rule in acp {
             let (summary, definition, quote, example) = text(rule).unwrap();
             assert!(!summary.is_empty() && !definition.is_empty());

@@ -221,6 +221,7 @@ codes! {
     ChildListed = "child-listed", Note, Acp(Party::Agent);
     WorkWithoutRunning = "work-without-running", Warning, Acp(Party::Agent);
     ToolCallForeign = "tool-call-foreign", Warning, Acp(Party::Agent);
+    UpdateAfterCancelConfirmed = "update-after-cancel-confirmed", Warning, Acp(Party::Agent);
     LaterRevisionStopReason = "later-revision-stop-reason", Warning, Acp(Party::Agent);
     LaterRevisionField = "later-revision-field", Note, Acp(Party::Agent);
     ChunkParticipants = "chunk-participants", Error, Acp(Party::Agent);

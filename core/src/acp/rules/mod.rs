@@ -68,6 +68,8 @@ pub(crate) struct Checker {
     idle_work: BTreeMap<Id, (usize, String)>,
     /// (session, tool call) pairs already flagged `tool-call-foreign`.
     foreign_noted: BTreeSet<(Id, Id)>,
+    /// (session, tool call) already reported as updated after a confirmed cancel.
+    late_updates_noted: BTreeSet<(Id, Id)>,
     // Trace-wide.
     answered_permissions: BTreeMap<(Id, Id), usize>,
 }
@@ -93,6 +95,7 @@ impl Checker {
             work_noted: BTreeSet::new(),
             idle_work: BTreeMap::new(),
             foreign_noted: BTreeSet::new(),
+            late_updates_noted: BTreeSet::new(),
             answered_permissions: BTreeMap::new(),
         }
     }
@@ -262,6 +265,7 @@ impl Checker {
         self.work_noted.clear();
         self.idle_work.clear();
         self.foreign_noted.clear();
+        self.late_updates_noted.clear();
     }
 
     fn end_of_trace(&mut self) {

@@ -30,6 +30,7 @@ impl Checker {
         }
         if u.kind == "tool_call_update" {
             self.foreign_tool_call(line, u.session, u.update);
+            self.update_after_confirmation(line, u.session, u.update);
         }
         match u.kind {
             "subagent_update" => self.association(line, u.session, u.update, batch),
@@ -210,6 +211,44 @@ impl Checker {
             .and_then(|s| s.get("stopReason"))
             .and_then(Value::as_str);
         stop == Some("cancelled") || self.view.under_cancel(session)
+    }
+
+    /// `update-after-cancel-confirmed`: a `tool_call_update` for a call the Client's cancel
+    /// showed cancelled, sent after the session confirmed that cancel with a current
+    /// cancelled `idle` (RFD, *Cancellation and resource ownership*: "abort the affected
+    /// work and send its pending updates before confirming cancellation"). The view still
+    /// applies it: the Client "SHOULD still accept subsequent Agent updates".
+    fn update_after_confirmation(
+        &mut self,
+        line: usize,
+        session: &str,
+        update: &Map<String, Value>,
+    ) {
+        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(s) = self.view.session(session) else {
+            return;
+        };
+        let cancelled_call = s.tool_calls.get(call).is_some_and(|c| c.locally_cancelled);
+        let stop = s.state.as_deref().and_then(|v| v.get("stopReason"));
+        let confirmed = self.view.current_state(session) == Some("idle")
+            && stop.and_then(Value::as_str) == Some("cancelled");
+        if !(cancelled_call && confirmed) || self.view.in_replay() {
+            return;
+        }
+        if self
+            .late_updates_noted
+            .insert((session.into(), call.into()))
+        {
+            self.report(
+                line,
+                Code::UpdateAfterCancelConfirmed,
+                format!(
+                    "`tool_call_update` for `{call}` on `{session}` after `{session}` confirmed the Client's cancel (a current `idle` with `stopReason: \"cancelled\"`): pending updates of the cancelled work are sent before the confirmation (the update still applies)"
+                ),
+            );
+        }
     }
 
     /// `tool-call-foreign`: a `tool_call_update` on a session other than the one that
