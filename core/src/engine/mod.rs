@@ -954,7 +954,7 @@ impl Engine {
             Some(Arm::Codex(adapter)) => {
                 adapter.record(&mut cx, record);
                 while let Some((held_line, held)) = adapter.take_released() {
-                    adapter.record(&mut cx.relocate(held_line, held.at), &held);
+                    adapter.normalize(&mut cx.relocate(held_line, held.at), &held);
                 }
             }
             Some(Arm::Claude(adapter)) => {

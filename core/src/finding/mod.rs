@@ -180,6 +180,9 @@ codes! {
     UnknownThreadRequest = "unknown-thread-request", Warning, Codex;
     RejectedThreadEvent = "rejected-thread-event", Note, Codex;
     UnclaimedThreadEvents = "unclaimed-thread-events", Warning, Codex;
+    TraceStartsMidSession = "trace-starts-mid-session", Warning, Codex;
+    DuplicateRequestId = "duplicate-request-id", Warning, Codex;
+    DuplicateRecord = "duplicate-record", Note, Codex;
     InterruptUnregisteredThread = "interrupt-unregistered-thread", Note, Codex;
     UnattributedRecord = "unattributed-record", Warning, Claude;
     UnknownAgentRequest = "unknown-agent-request", Warning, Claude;

@@ -95,6 +95,37 @@ pub(super) fn report_unclaimed(cx: &mut Ctx<'_>, thread: &SessionId, records: &[
     }
 }
 
+/// Reports everything held when no root thread was ever identified: the trace starts
+/// mid-session (its `thread/start` response and first `turn/start` were cut off), so
+/// nothing can be placed. One warning, at the first held record's line, naming each
+/// thread, instead of a claim about spawn edges for threads that may well be the root.
+pub(super) fn report_mid_session(cx: &mut Ctx<'_>, held: &BTreeMap<SessionId, Vec<Held>>) {
+    let mut threads: Vec<(usize, &SessionId, &[Held])> = held
+        .iter()
+        .filter_map(|(thread, records)| Some((records.first()?.line, thread, records.as_slice())))
+        .collect();
+    threads.sort_by_key(|(first, _, _)| *first);
+    let Some((first, _, _)) = threads.first() else {
+        return;
+    };
+    let named: Vec<String> = threads
+        .iter()
+        .map(|(_, thread, records)| {
+            let lines: Vec<usize> = records.iter().map(|h| h.line).collect();
+            format!(
+                "`{thread}`: {} record(s), lines {}",
+                lines.len(),
+                summarize(&lines)
+            )
+        })
+        .collect();
+    cx.finding_at(*first, Code::TraceStartsMidSession, format!(
+        "the trace starts mid-session: no root thread was identified (no `thread/start` response, no `turn/start` request), so the records of {} thread(s) are attributed to no session ({}); name the root in the header, e.g. {{\"lineage\":\"trace\",\"format\":\"codex-app-server\",\"version\":1,\"rootThreadId\":\"<root thread id>\"}}",
+        threads.len(),
+        named.join("; "),
+    ));
+}
+
 fn summarize(lines: &[usize]) -> String {
     let shown: Vec<String> = lines.iter().take(8).map(ToString::to_string).collect();
     if lines.len() > 8 {

@@ -12,6 +12,7 @@
 //! child's `parent.toolCall` is the spawn item id.
 
 mod cancel;
+mod dups;
 mod hold;
 mod items;
 mod rpc;
@@ -60,6 +61,8 @@ pub struct CodexAdapter {
     cancels: BTreeMap<SessionId, CancelFanOut>,
     /// Held records released by a spawn edge, for the engine to apply next.
     released: VecDeque<Held>,
+    /// Records repeated by the capture, and request ids reused.
+    repeats: dups::Repeats,
 }
 
 /// How the adapter sees a thread right now.
@@ -82,9 +85,25 @@ impl CodexAdapter {
         }
     }
 
-    /// Normalizes one record. A record whose envelope has no `at` takes the time the
-    /// provider stamped on it (`emittedAtMs`, on every app-server notification).
+    /// Normalizes one pushed record: a record equal to the one just before it is skipped
+    /// (said once at the end), a request reusing an id of its direction is reported and
+    /// skipped, anything else applies.
     pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
+        match self.repeats.judge(cx.line(), record) {
+            dups::Verdict::Apply => self.normalize(cx, record),
+            dups::Verdict::Repeat => {}
+            dups::Verdict::ReusedId { id, first, method } => {
+                let pending =
+                    (record.from == "client").then(|| self.client_requests.contains_key(&id));
+                dups::report_reused(cx, &record.from, (&id, first, &method), pending);
+            }
+        }
+    }
+
+    /// Normalizes one record (pushed and judged, or released from hold). A record whose
+    /// envelope has no `at` takes the time the provider stamped on it (`emittedAtMs`, on
+    /// every app-server notification).
+    pub(crate) fn normalize(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
         let emitted = record.message.get("emittedAtMs").and_then(Value::as_u64);
         match (cx.at(), emitted) {
             (None, Some(at)) => self.record_at(&mut cx.relocate(cx.line(), Some(at)), record),
@@ -145,11 +164,18 @@ impl CodexAdapter {
         self.try_complete_cancels(cx);
     }
 
-    /// End of trace: whatever is still held was never claimed by a spawn edge.
+    /// End of trace: whatever is still held was never claimed by a spawn edge or, when no
+    /// root was ever identified, shows the trace starts mid-session.
     pub fn finish(&mut self, cx: &mut Ctx<'_>) {
-        for (thread, records) in self.held.drain() {
-            hold::report_unclaimed(cx, &thread, &records);
+        let held = self.held.drain();
+        if self.root.is_none() {
+            hold::report_mid_session(cx, &held);
+        } else {
+            for (thread, records) in &held {
+                hold::report_unclaimed(cx, thread, records);
+            }
         }
+        self.repeats.finish(cx);
         for (session, op) in &self.cancels {
             cx.finding_at(op.line, Code::CancelIncomplete, format!(
                     "the cancel of `{session}` never completed: {} interrupt(s) unanswered, {} target thread(s) never interrupted",

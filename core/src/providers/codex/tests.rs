@@ -313,3 +313,96 @@ fn a_tool_item_left_open_by_a_failed_turn_fails_with_it() {
     assert_eq!(tool.status, crate::ToolStatus::Failed);
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
 }
+
+#[test]
+fn a_repeated_turn_start_id_is_reported_and_not_a_second_submission() {
+    let r = run(&[
+        START[0],
+        START[1],
+        r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"}}}"#,
+        START[0],
+        r#"{"from":"server","message":{"id":1,"result":{}}}"#,
+        START[0],
+    ]);
+    assert_eq!(
+        rules(&r),
+        ["5:duplicate-request-id", "7:duplicate-request-id"],
+        "{:?}",
+        r.findings
+    );
+    assert!(
+        r.findings[0].message.contains("line 2, still pending"),
+        "{}",
+        r.findings[0].message
+    );
+    assert!(
+        r.findings[1].message.contains("line 2, already answered"),
+        "{}",
+        r.findings[1].message
+    );
+    let root = r
+        .snapshot()
+        .unwrap()
+        .turn(&"R#1".parse::<TurnId>().unwrap())
+        .unwrap();
+    assert_eq!(root.guidance, 0, "a repeated request is no guidance");
+}
+
+#[test]
+fn a_repeated_server_request_id_is_one_interaction() {
+    let ask = r#"{"from":"server","message":{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"R","turnId":"tr1","itemId":"c1","command":"ls"}}}"#;
+    let r = run_owned(&with(&[
+        ask,
+        r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"}}}"#,
+        ask,
+    ]));
+    assert_eq!(rules(&r), ["6:duplicate-request-id"], "{:?}", r.findings);
+}
+
+#[test]
+fn records_equal_to_the_one_before_are_skipped_and_said_once() {
+    // A record with no time (`turn/started` here has no `emittedAtMs`) applies again.
+    let delta = r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"},"emittedAtMs":5}}"#;
+    let start = START[0].replace("}}}", r#"}},"at":3}"#);
+    let r = run(&[&start, &start, START[1], START[1], delta, delta, delta]);
+    assert_eq!(rules(&r), ["3:duplicate-record"], "{:?}", r.findings);
+    assert!(
+        r.findings[0].message.contains("3 record(s)")
+            && r.findings[0]
+                .message
+                .contains("1 request(s), 0 response(s), 2 notification(s)"),
+        "{}",
+        r.findings[0].message
+    );
+    let root = r
+        .snapshot()
+        .unwrap()
+        .turn(&"R#1".parse::<TurnId>().unwrap())
+        .unwrap();
+    assert_eq!(root.guidance, 0);
+}
+
+#[test]
+fn a_trace_without_its_beginning_says_it_starts_mid_session() {
+    let text = [
+        r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"}}}"#,
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"inProgress"}}}}"#,
+        r#"{"from":"server","message":{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"A","turnId":"ta1","itemId":"c1","command":"ls"}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr1","items":[],"status":"completed"}}}}"#,
+    ]
+    .join("\n");
+    let r = replay(&text, &Options::default()).unwrap();
+    assert_eq!(
+        rules(&r),
+        ["1:trace-starts-mid-session"],
+        "{:?}",
+        r.findings
+    );
+    let message = &r.findings[0].message;
+    assert!(
+        message.contains("`R`: 2 record(s), lines 1, 4")
+            && message.contains("`A`: 2 record(s), lines 2, 3"),
+        "{message}"
+    );
+    assert!(message.contains(r#""rootThreadId""#), "{message}");
+}

@@ -1,0 +1,126 @@
+//! Repeated records: a record equal to the one just before it, and a request whose
+//! JSON-RPC id repeats one already seen in the same direction.
+//!
+//! Every app-server notification carries the provider's `emittedAtMs` and a capture adds
+//! its own `at`, so a record equal in every field to the one just before it (direction,
+//! message, time) is a capture written twice, not traffic: it is skipped and counted, and
+//! the count is said once at the end (`duplicate-record`). A record with no time at all
+//! (neither `at` nor `emittedAtMs`) is no such evidence and applies. A request that reuses an id on
+//! its direction without being such a repeat is a protocol fault: reported at its line,
+//! naming the first (`duplicate-request-id`), and not applied again.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+use super::rpc::{self, RpcId};
+use crate::finding::Code;
+use crate::providers::{Ctx, ProviderRecord};
+
+/// At most this many lines of skipped repeats are named in the summary.
+const SHOWN: usize = 8;
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Repeats {
+    /// The last record pushed (released held records are not pushes).
+    previous: Option<ProviderRecord>,
+    /// Skipped exact repeats: the first lines (at most `SHOWN`) and counts by kind.
+    lines: Vec<usize>,
+    counts: [usize; 3],
+    /// Request ids seen, per direction, with the line of the first request.
+    client_ids: BTreeMap<RpcId, usize>,
+    server_ids: BTreeMap<RpcId, usize>,
+}
+
+/// What to do with a pushed record.
+pub(super) enum Verdict {
+    Apply,
+    /// Equal to the record just before it: skipped, said once at the end.
+    Repeat,
+    /// A request reusing an id of its direction: the line of the first request.
+    ReusedId {
+        id: RpcId,
+        first: usize,
+        method: String,
+    },
+}
+
+impl Repeats {
+    /// Judges a pushed record at `line`; remembers it as the previous one.
+    pub(super) fn judge(&mut self, line: usize, record: &ProviderRecord) -> Verdict {
+        let timed = record.at.is_some() || record.message.get("emittedAtMs").is_some();
+        if timed && self.previous.as_ref() == Some(record) {
+            let kind = match rpc::classify(&record.message) {
+                rpc::Kind::Request { .. } => 0,
+                rpc::Kind::Response { .. } => 1,
+                _ => 2,
+            };
+            if let Some(count) = self.counts.get_mut(kind) {
+                *count += 1;
+            }
+            if self.lines.len() < SHOWN + 1 {
+                self.lines.push(line);
+            }
+            return Verdict::Repeat;
+        }
+        self.previous = Some(record.clone());
+        let rpc::Kind::Request { id, method, .. } = rpc::classify(&record.message) else {
+            return Verdict::Apply;
+        };
+        let table = match record.from.as_str() {
+            "client" => &mut self.client_ids,
+            "server" => &mut self.server_ids,
+            _ => return Verdict::Apply,
+        };
+        match table.entry(id.clone()) {
+            Entry::Occupied(first) => Verdict::ReusedId {
+                id,
+                first: *first.get(),
+                method: method.to_owned(),
+            },
+            Entry::Vacant(slot) => {
+                slot.insert(line);
+                Verdict::Apply
+            }
+        }
+    }
+
+    /// End of trace: one note for every exact repeat skipped, at the first one's line.
+    pub(super) fn finish(&self, cx: &mut Ctx<'_>) {
+        let Some(first) = self.lines.first() else {
+            return;
+        };
+        let total: usize = self.counts.iter().sum();
+        let [requests, responses, notifications] = self.counts;
+        let mut shown: Vec<String> = self
+            .lines
+            .iter()
+            .take(SHOWN)
+            .map(ToString::to_string)
+            .collect();
+        if total > SHOWN {
+            shown.push("…".to_owned());
+        }
+        cx.finding_at(*first, Code::DuplicateRecord, format!(
+            "{total} record(s) equal to the record just before them (lines {}: {requests} request(s), {responses} response(s), {notifications} notification(s)) were skipped as a capture's duplicates",
+            shown.join(", ")
+        ));
+    }
+}
+
+/// The warning for a request that reuses an id of its direction.
+/// `pending` is whether the first request still awaits its response, when known.
+pub(super) fn report_reused(
+    cx: &mut Ctx<'_>,
+    from: &str,
+    (id, first, method): (&RpcId, usize, &str),
+    pending: Option<bool>,
+) {
+    let state = match pending {
+        Some(true) => ", still pending",
+        Some(false) => ", already answered",
+        None => "",
+    };
+    cx.finding(Code::DuplicateRequestId, format!(
+        "{from} request `{method}` reuses id {id} of the {from} request at line {first}{state}; not applied again (a JSON-RPC id names one request per direction)"
+    ));
+}
