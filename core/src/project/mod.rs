@@ -177,6 +177,10 @@ pub struct Projector {
     sent_text: BTreeMap<(SessionId, usize), usize>,
     /// Tool calls already announced: (session, call id).
     tools: BTreeSet<(SessionId, String)>,
+    /// Announced tool calls not yet ended, per session (what a cancelled idle ends first).
+    open_tools: BTreeMap<SessionId, BTreeSet<String>>,
+    /// Tool calls ended `failed` by their session's cancel: a later terminal is not sent.
+    ended_by_cancel: BTreeSet<(SessionId, String)>,
     /// Pending Agent→Client requests per (turn, request id).
     asked: BTreeMap<(TurnId, String), Asked>,
     /// External Client: its `session/prompt` ids not yet given a root turn, per session.
@@ -195,6 +199,8 @@ impl Projector {
             states: BTreeMap::new(),
             sent_text: BTreeMap::new(),
             tools: BTreeSet::new(),
+            open_tools: BTreeMap::new(),
+            ended_by_cancel: BTreeSet::new(),
             asked: BTreeMap::new(),
             prompt_ids: BTreeMap::new(),
         }
@@ -483,6 +489,9 @@ impl Projector {
         outcome: Outcome,
         out: &mut Vec<AcpMessage>,
     ) {
+        if outcome == Outcome::Canceled {
+            self.end_open_tools(snapshot, turn.session(), out);
+        }
         self.report_state(snapshot, turn.session(), settled_state(outcome), out);
         self.answer_prompt(turn, outcome, out);
         // Requests of the settled turn that are still open no longer apply.
@@ -600,6 +609,30 @@ impl Projector {
         out.push(agent(m::update(target.as_str(), update)));
     }
 
+    /// A cancel's confirmation (a cancelled idle) comes after the cancelled work's last
+    /// updates (Subagent Sessions RFD, *Cancellation and resource ownership*: "abort the
+    /// affected work and send its pending updates before confirming cancellation"): the
+    /// session's tool calls still open end `failed` first, and their own terminal, if the
+    /// provider reports one later, is not sent again.
+    fn end_open_tools(
+        &mut self,
+        snapshot: &Snapshot,
+        session: &SessionId,
+        out: &mut Vec<AcpMessage>,
+    ) {
+        let Some(open) = self.open_tools.remove(session) else {
+            return;
+        };
+        let Some(target) = self.route(snapshot, session) else {
+            return;
+        };
+        for call in open {
+            let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": &call, "status": "failed"});
+            out.push(agent(m::update(target.as_str(), update)));
+            self.ended_by_cancel.insert((session.clone(), call));
+        }
+    }
+
     fn tool(
         &mut self,
         snapshot: &Snapshot,
@@ -611,6 +644,16 @@ impl Projector {
         let Some(target) = self.route(snapshot, session) else {
             return;
         };
+        let key = (session.clone(), call.to_owned());
+        if status != ToolStatus::InProgress && self.ended_by_cancel.remove(&key) {
+            return; // the Client has its terminal already
+        }
+        let calls = self.open_tools.entry(session.clone()).or_default();
+        if status == ToolStatus::InProgress {
+            calls.insert(call.to_owned());
+        } else {
+            calls.remove(call);
+        }
         let status = match status {
             ToolStatus::InProgress => "in_progress",
             ToolStatus::Completed => "completed",
