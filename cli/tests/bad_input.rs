@@ -293,3 +293,44 @@ fn a_zed_log_on_standard_input_is_read_as_from_a_file() {
         String::from_utf8_lossy(&piped.stdout)
     );
 }
+
+/// A capture written twice (every line doubled) replays to the tree of the original, with
+/// one note saying so; the second half of a capture says it starts mid-session.
+#[test]
+fn a_doubled_capture_and_a_half_capture_say_what_they_are() {
+    let original = corpus("real/codex/01-one-child.jsonl");
+    let text = std::fs::read_to_string(&original).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let doubled: String = std::iter::once(format!("{header}\n"))
+        .chain(lines.map(|l| format!("{l}\n{l}\n")))
+        .collect();
+    let doubled = write("doubled.jsonl", doubled.as_bytes());
+    let json = |path: &str| {
+        let out = lineage(&["replay", path, "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), doc)
+    };
+    let (code, twice) = json(doubled.to_str().unwrap());
+    let (_, once) = json(&original);
+    assert_eq!(code, Some(0));
+    assert_eq!(twice["sessions"], once["sessions"]);
+    let rules: Vec<&str> = twice["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert_eq!(rules, ["duplicate-record"], "{twice}");
+    // The second half, without its header.
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let half: String = lines[lines.len() / 2..]
+        .iter()
+        .flat_map(|l| [*l, "\n"])
+        .collect();
+    let half = write("half.jsonl", half.as_bytes());
+    let out = lineage(&["check", "--format", "json", half.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("trace-starts-mid-session"), "{report}");
+    assert!(!report.contains("unclaimed-thread-events"), "{report}");
+}
