@@ -71,38 +71,46 @@ fn check_lines(name: &str, lines: &[String]) {
 
 #[test]
 fn every_corpus_trace_streams_lines_the_schema_accepts() {
-    for dir in [
+    for path in jsonl_files(&[
         "canonical",
         "codex",
         "claude",
         "real/codex",
         "real/claude-code",
-    ] {
+        "acp/scenarios",
+        "acp/rules",
+        "acp/view",
+        "acp/revisions",
+        "real/claude-agent-acp",
+        "real/codex-acp",
+    ]) {
+        let (_, code) = stream(&path.display().to_string());
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{}: exit {code:?}",
+            path.display()
+        );
+    }
+}
+
+/// The `*.jsonl` files of these corpus folders, each folder's in path order.
+fn jsonl_files(dirs: &[&str]) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for dir in dirs {
         let mut files: Vec<PathBuf> = std::fs::read_dir(traces(dir))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
             .collect();
         files.sort();
-        for path in files {
-            let (_, code) = stream(&path.display().to_string());
-            assert!(
-                matches!(code, Some(0 | 1)),
-                "{}: exit {code:?}",
-                path.display()
-            );
-        }
+        all.extend(files);
     }
+    all
 }
 
 #[test]
 fn the_end_line_counts_the_findings_and_an_error_fails_the_run() {
     let path = traces("canonical/05-cancel-with-late-child-events.jsonl");
-    let path = if path.exists() {
-        path
-    } else {
-        traces("canonical/03-root-terminal-before-child.jsonl")
-    };
     let (lines, code) = stream(&path.display().to_string());
     let end: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
     let errors = lines
@@ -233,8 +241,7 @@ fn replay_json_documents_validate_against_their_schema() {
     .unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let validator = jsonschema::draft202012::options().build(&schema).unwrap();
-    let mut paths: Vec<PathBuf> = Vec::new();
-    for dir in [
+    let mut paths = jsonl_files(&[
         "canonical",
         "codex",
         "claude",
@@ -242,15 +249,7 @@ fn replay_json_documents_validate_against_their_schema() {
         "acp/scenarios",
         "real/codex",
         "real/claude-agent-acp",
-    ] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(traces(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        paths.extend(files);
-    }
+    ]);
     paths.push(traces("real-native/codex/01-one-child"));
     paths.push(traces("real-native/claude-code/02-two-children/projects"));
     for path in paths {
