@@ -119,6 +119,9 @@ impl View {
     /// The changes of the records applied since the last call: `before` is the
     /// [`View::head`] before them (`None`: nothing was reported yet).
     pub(crate) fn take_changes(&mut self, before: Option<&Head>) -> Vec<Change> {
+        if !self.options.changes {
+            return Vec::new();
+        }
         let touches = std::mem::take(&mut self.touches);
         let head = self.head();
         let mut out = Vec::new();
