@@ -227,7 +227,7 @@ struct RulesArgs {
     rule: Option<String>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct ReplayArgs {
     /// The trace file (JSONL), `-` for standard input, or a native source: a Codex
     /// sessions folder or rollout, a Claude Code project folder or session transcript.
@@ -242,7 +242,8 @@ struct ReplayArgs {
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = format_parser())]
     input_format: Option<Format>,
-    /// A native source folder with several session trees: the root session to show.
+    /// The root session to show: of a native source folder with several session trees,
+    /// or of a Codex app-server trace whose connection started several root threads.
     #[arg(long, value_name = "ROOT")]
     session: Option<String>,
     /// ACP: the Subagent Sessions RFD revision to check against: 2026-09-24 (the

@@ -8,6 +8,7 @@ use lineage_core::Severity;
 use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
 use lineage_core::timeline::Timeline;
+use lineage_core::trace::Format;
 
 use crate::{Exit, OutputFormat, ReplayArgs, input, native_source, terminal};
 
@@ -16,13 +17,10 @@ mod native;
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
     let native = args.input_format.is_none() && native_source::is_native(&args.trace);
-    if args.session.is_some() && !native {
-        terminal::warn(&format!(
-            "warning: {}: --session picks one session tree of a native source (a Codex sessions folder, a Claude Code project folder); this is one trace, so it is ignored",
-            args.trace.display()
-        ));
-    }
     if args.format == OutputFormat::Changes {
+        if args.session.is_some() && !native {
+            session_ignored(args, "the change stream of a trace file");
+        }
         return changes::run(args);
     }
     if native {
@@ -32,6 +30,10 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
     match read(args) {
         Ok((replay, timeline)) => {
             ignored_input_format(args, &replay, &path);
+            if let Err(message) = selected_root(args, &replay) {
+                terminal::warn(&format!("error: {path}: {message}"));
+                return Exit::Usage;
+            }
             let exit = show(args, &replay, timeline.as_ref());
             // The process ends next: freeing a long trace's tree node by node would cost
             // about 5% of the run for nothing (the system takes the memory back at exit).
@@ -58,6 +60,50 @@ fn ignored_input_format(args: &ReplayArgs, replay: &Replay, path: &str) {
     }
 }
 
+/// `--session` on a trace file: a Codex app-server connection may hold several root
+/// threads, and the root it names must be one of them (else a usage error that lists
+/// them); any other trace holds the trees it holds, and `--session` is said to be ignored.
+fn selected_root(args: &ReplayArgs, replay: &Replay) -> Result<(), String> {
+    let Some(session) = args.session.as_deref() else {
+        return Ok(());
+    };
+    if replay.format != Format::CodexAppServer {
+        session_ignored(args, &format!("a `{}` trace", replay.format));
+        return Ok(());
+    }
+    let found = replay
+        .snapshot()
+        .is_some_and(|s| s.roots().iter().any(|r| r.id.as_str() == session));
+    if found {
+        return Ok(());
+    }
+    // Read again without the choice, to name the roots the trace has.
+    let all = read(&ReplayArgs {
+        session: None,
+        ..args.clone()
+    })
+    .map(|(r, _)| r)?;
+    let roots: Vec<String> = all
+        .snapshot()
+        .map(|s| s.roots().iter().map(|r| r.id.to_string()).collect())
+        .unwrap_or_default();
+    Err(format!(
+        "no session tree with root `{session}` in this trace (roots: {})",
+        if roots.is_empty() {
+            "none".to_owned()
+        } else {
+            roots.join(", ")
+        }
+    ))
+}
+
+fn session_ignored(args: &ReplayArgs, what: &str) {
+    terminal::warn(&format!(
+        "warning: {}: --session picks one session tree of a native source (a Codex sessions folder, a Claude Code project folder) or of a Codex app-server trace; {what} is shown whole, so it is ignored",
+        args.trace.display()
+    ));
+}
+
 /// Streams the input through the engine up to `--at` (a cut: no end-of-trace findings),
 /// or to its end; records the timeline too for `--format html`.
 fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
@@ -65,6 +111,7 @@ fn read(args: &ReplayArgs) -> Result<(Replay, Option<Timeline>), String> {
     let html = args.format == OutputFormat::Html;
     let mut engine = Engine::new(Options {
         format: args.input_format,
+        codex_session: args.session.clone(),
         acp_spec: args.spec,
         // The timeline of the HTML page reads each push's changes; the other views read
         // only the final state.

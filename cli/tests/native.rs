@@ -88,7 +88,7 @@ fn a_folder_of_several_trees_asks_for_one_and_session_picks_it() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("holds 19 session trees") && stderr.contains("--session"),
+        stderr.contains("holds 22 session trees") && stderr.contains("--session"),
         "{stderr}"
     );
     let root = "01a23220-1e00-7673-9b19-4f0832fde1a7";

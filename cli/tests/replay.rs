@@ -195,3 +195,48 @@ fn bytes_that_are_not_utf8_are_a_located_error_and_the_record_still_applies() {
     assert!(text.starts_with("R · root · \"caf\u{FFFD}\""), "{text}");
     assert!(text.contains("line 1: error[invalid-utf8]"), "{text}");
 }
+
+/// A Codex app-server connection that started two root threads (real 0.169, with the
+/// second root named in the header): both trees are shown, the header's first;
+/// `--session` shows one of them, and a root the trace does not have is a usage error
+/// that lists the roots.
+#[test]
+fn session_picks_a_root_of_a_codex_connection_with_several() {
+    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../traces/codex/20-two-roots-one-connection.jsonl");
+    let trace = trace.to_str().unwrap();
+    let all = lineage(&["replay", trace, "--format", "json"]);
+    assert_eq!(all.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let roots: Vec<&str> = json["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "root")
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(roots, ["019ad0a1-root-two", "019ad0a1-root-one"]);
+    let one = lineage(&["replay", trace, "--session", "019ad0a1-root-one"]);
+    assert_eq!(one.status.code(), Some(0));
+    assert!(
+        one.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let text = String::from_utf8(one.stdout).unwrap();
+    assert!(
+        text.contains("019ad0a2-child-a#1 · settled · completed"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("root-two") && !text.contains("child-b"),
+        "{text}"
+    );
+    let none = lineage(&["replay", trace, "--session", "nope"]);
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("no session tree with root `nope` in this trace (roots: 019ad0a1-root-two, 019ad0a1-root-one)"),
+        "{err}"
+    );
+}

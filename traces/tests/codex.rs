@@ -40,4 +40,7 @@ scenario! {
     malformed_records_and_unknown_responses_are_located_findings => "17-malformed-and-unknown-responses.jsonl",
     header_root_thread_id_identifies_the_root => "18-header-root-thread-id.jsonl",
     cancel_that_never_completes_is_reported => "19-cancel-incomplete.jsonl",
+    every_thread_start_is_a_root_and_the_header_s_is_shown_first => "20-two-roots-one-connection.jsonl",
+    resume_response_history_settles_earlier_turns_and_their_children => "21-resume-history.jsonl",
+    server_turn_after_a_root_cancel_interrupted_by_the_host_is_no_finding => "22-server-turn-after-cancel-interrupted.jsonl",
 }

@@ -7,17 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
-use lineage_core::engine::Replay;
+use lineage_core::engine::{Engine, Options, Replay};
 use lineage_core::native;
 use lineage_traces::{native_files, replay_text, shape};
 use serde_json::Value;
 
-fn root() -> PathBuf {
+fn root_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
 fn runs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native/codex"))
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root_dir().join("real-native/codex"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
@@ -26,10 +26,23 @@ fn runs() -> Vec<PathBuf> {
     dirs
 }
 
-fn enveloped(run: &Path) -> Replay {
+/// The app-server trace of the same run; with several root threads on its connection,
+/// the tree of `root` alone (as `replay --session` shows it).
+fn enveloped(run: &Path, root: Option<&str>) -> Replay {
     let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(root().join(format!("real/codex/{name}.jsonl"))).unwrap();
-    replay_text(&text, None)
+    let text =
+        std::fs::read_to_string(root_dir().join(format!("real/codex/{name}.jsonl"))).unwrap();
+    let Some(root) = root else {
+        return replay_text(&text, None);
+    };
+    let mut engine = Engine::new(Options {
+        codex_session: Some(root.to_owned()),
+        ..Options::default()
+    });
+    for line in text.lines() {
+        engine.push_line(line).unwrap();
+    }
+    engine.finish().unwrap()
 }
 
 /// The shape without what a rollout cannot hold: interactions (approvals and questions
@@ -61,27 +74,29 @@ fn every_run_s_rollouts_replay_to_the_app_server_trace_s_tree() {
             run.display(),
             source.findings
         );
-        assert_eq!(source.streams.len(), 1, "{}", run.display());
-        assert_eq!(
-            source.streams[0].files.len(),
-            files.len(),
-            "{}",
-            run.display()
-        );
-        let native = native::replay(&source, 0, native::Options::default()).unwrap();
-        assert_eq!(shape(&native.replay)["interactions"], serde_json::json!([]));
-        assert_eq!(
-            messages(&native.replay),
-            messages(&enveloped(&run)),
-            "{}",
-            run.display()
-        );
-        assert_eq!(
-            comparable(shape(&native.replay)),
-            comparable(shape(&enveloped(&run))),
-            "{}",
-            run.display()
-        );
+        let trees = source.streams.len();
+        // One tree per root thread: run 20's connection started two.
+        let two_roots = run.ends_with("20-two-roots-one-connection");
+        assert_eq!(trees, if two_roots { 2 } else { 1 }, "{}", run.display());
+        let read: usize = source.streams.iter().map(|s| s.files.len()).sum();
+        assert_eq!(read, files.len(), "{}", run.display());
+        for (k, stream) in source.streams.iter().enumerate() {
+            let native = native::replay(&source, k, native::Options::default()).unwrap();
+            let wire = enveloped(&run, two_roots.then_some(stream.root.as_str()));
+            assert_eq!(shape(&native.replay)["interactions"], serde_json::json!([]));
+            assert_eq!(
+                messages(&native.replay),
+                messages(&wire),
+                "{}",
+                run.display()
+            );
+            assert_eq!(
+                comparable(shape(&native.replay)),
+                comparable(shape(&wire)),
+                "{}",
+                run.display()
+            );
+        }
     }
 }
 

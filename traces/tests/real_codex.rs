@@ -73,6 +73,8 @@ real! {
     root_question_while_a_child_runs_is_owned_by_the_root_turn => "17-root-question-while-child-runs.jsonl",
     interrupts_sent_at_once_settle_root_and_child_canceled => "18-interrupt-fan-out-at-once.jsonl",
     root_interrupt_aborting_a_spawn_in_flight_creates_no_child => "19-spawn-racing-root-interrupt.jsonl",
+    every_thread_start_on_one_connection_is_a_root => "20-two-roots-one-connection.jsonl",
+    resume_history_makes_the_next_turn_the_thread_s_next => "21-resume-history.jsonl",
 }
 
 /// Every real trace with its records taken from `DIR`, each with its text.
@@ -138,7 +140,9 @@ fn the_second_half_alone_says_the_trace_starts_mid_session() {
     for (name, text) in real_traces() {
         let lines: Vec<&str> = text.lines().skip(1).collect();
         let half = lines.get(lines.len() / 2..).unwrap_or_default().join("\n");
-        let (_, rules) = tree_json(&half);
+        let (_, mut rules) = tree_json(&half);
+        // The cut may leave the answer to a request of the first half first.
+        rules.retain(|r| !r.ends_with(":unknown-response"));
         if half.contains(r#""method":"turn/start""#) {
             continue; // the root is identified again by a later turn/start
         }

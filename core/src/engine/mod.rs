@@ -60,9 +60,13 @@ use reader::{Clock, Declared};
 pub struct Options {
     /// The format when the trace has no header (detected from content when `None`).
     pub format: Option<Format>,
-    /// Codex: the root thread id (else the header's `rootThreadId`, else the first
-    /// `thread/start` response or `turn/start` request).
+    /// Codex: the root thread shown first (else the header's `rootThreadId`, else the
+    /// first `thread/start` response or `turn/start` request). Every other root thread of
+    /// the connection is folded too.
     pub codex_root_thread: Option<String>,
+    /// Codex (`replay --session`): fold only the tree of this root thread; the records of
+    /// the connection's other roots and their descendants are skipped.
+    pub codex_session: Option<String>,
     /// ACP: the protocol version until an `initialize` response tells (else the
     /// header's `protocolVersion`).
     pub acp_protocol_version: Option<u64>,
@@ -83,6 +87,7 @@ impl Default for Options {
         Self {
             format: None,
             codex_root_thread: None,
+            codex_session: None,
             acp_protocol_version: None,
             transcripts: true,
             acp_spec: None,
@@ -796,9 +801,10 @@ impl Engine {
         let options = &self.options;
         self.arm = Some(match format {
             Format::Canonical => Arm::Canonical,
-            Format::CodexAppServer => Arm::Codex(Box::new(CodexAdapter::new(
-                options.codex_root_thread.as_deref(),
-            ))),
+            Format::CodexAppServer => Arm::Codex(Box::new(match &options.codex_session {
+                Some(session) => CodexAdapter::selecting(session),
+                None => CodexAdapter::new(options.codex_root_thread.as_deref()),
+            })),
             Format::ClaudeSdk => Arm::Claude(Box::new(ClaudeAdapter::new())),
             Format::Acp => Arm::Acp(Box::new(Checker::with_view_options(ViewOptions {
                 transcripts: options.transcripts,

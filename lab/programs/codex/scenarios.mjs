@@ -14,6 +14,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { startModel } from "../../lib/model.mjs";
+import { Trace } from "../../lib/trace.mjs";
 import { spawnPeer } from "../../lib/peer.mjs";
 import { codexConfig as config, outputs, spawnedIds, taskMarker } from "../../lib/codex.mjs";
 
@@ -49,7 +50,7 @@ function taskOf(req) {
  * child thread id, learnt from the model requests), turns (thread → provider turn ids),
  * line(pred) (the trace line of the first record matching), … }.
  */
-async function open(ctx, { script, onRequest, ...cfg }) {
+async function open(ctx, { script, onRequest, resume, ...cfg }) {
   const codexHome = path.join(ctx.home, ".codex");
   const work = path.join(ctx.home, "work");
   fs.mkdirSync(codexHome, { recursive: true });
@@ -127,7 +128,8 @@ async function open(ctx, { script, onRequest, ...cfg }) {
         ctx.note(`Thread \`${thread}\` (${thread === lab.root ? "the root" : "a child"}) has no rollout file.`);
       }
     }
-    if (!Object.keys(lab.turns).some((thread) => thread !== lab.root)) {
+    // (a resumed connection's children ran on the earlier one, whose rollouts are kept too)
+    if (!lab.resumed && !Object.keys(lab.turns).some((thread) => thread !== lab.root)) {
       ctx.note("No child thread ran a turn in this run: there is no child rollout, only the root's.");
     }
   };
@@ -136,6 +138,12 @@ async function open(ctx, { script, onRequest, ...cfg }) {
     capabilities: { experimentalApi: true },
   });
   peer.notify("initialized");
+  if (resume) {
+    // a new connection to a thread an earlier run wrote: its response carries the history
+    lab.resumed = await peer.request("thread/resume", { threadId: resume });
+    lab.root = lab.resumed.thread.id;
+    return lab;
+  }
   const started = await peer.request("thread/start", { cwd: work });
   lab.root = started.thread.id;
   return lab;
@@ -875,6 +883,94 @@ const question = {
   },
 };
 
+const twoRoots = {
+  name: "20-two-roots-one-connection",
+  title: "v1: one app-server connection, two thread/start: the first root spawns A, waits, answers; then a second thread/start, whose root spawns B, waits, answers",
+  seed: "003 Codex App-Server Mapping: Root conversation: app-server threadId equal to the root session's provider session id (one root session per started thread); threadId != root events are child events only after a spawn edge registered the child",
+  async run(ctx) {
+    const roots = [];
+    const script = (req) => {
+      if (req.child) return text(`${req.task} finished: done`);
+      const task = req.meta.thread_id === roots[1] ? "B" : "A";
+      const done = outputs(req).length;
+      if (done === 0) return { calls: [spawnV1(task, `the job of root ${task === "A" ? 1 : 2}`)] };
+      if (done === 1) return { calls: [waitV1([spawnedIds(req)[0]])] };
+      return text(`root ${task === "A" ? 1 : 2} is done`);
+    };
+    return withLab(ctx, { script: (req, lab) => script({ ...req, task: lab.task }) }, async (lab) => {
+      roots.push(lab.root);
+      await start(lab, "first conversation: delegate one job");
+      await lab.completed(lab.root);
+      await sleep(300);
+      const second = await lab.peer.request("thread/start", { cwd: lab.work });
+      roots.push(second.thread.id);
+      await lab.peer.request("turn/start", { threadId: roots[1], input: [{ type: "text", text: "second conversation: delegate one job" }] });
+      await lab.completed(roots[1]);
+      await sleep(500);
+      const [r1, r2] = roots;
+      const { A: a, B: b } = lab.threads;
+      return {
+        header: {
+          roots: [r1, r2],
+          expect: {
+            turns: {
+              [`${r1}#1`]: "settled:completed",
+              [`${r1}#2`]: "absent",
+              [`${a}#1`]: "settled:completed",
+              [`${r2}#1`]: "settled:completed",
+              [`${r2}#2`]: "absent",
+              [`${b}#1`]: "settled:completed",
+            },
+            parents: { [a]: `${r1}#1`, [b]: `${r2}#1` },
+            findings: [],
+          },
+        },
+      };
+    });
+  },
+};
+
+const resumeHistory = {
+  name: "21-resume-history",
+  title: "v1: a first connection (not recorded) starts the root, which spawns A, waits and answers; the app-server is stopped; the recorded connection is a new app-server on the same CODEX_HOME: thread/resume of the root (its response carries the earlier turn, with the spawn), then a second turn/start that the root answers",
+  seed: "003 Codex App-Server Mapping: Root conversation: app-server threadId equal to the root session's provider session id; Session And Turn Semantics: a later user submission opens the root's next turn (the earlier turn, with its child, is history)",
+  async run(ctx) {
+    const first = sequentialRoot(["A"]);
+    const script = (req) => {
+      if (req.child) return text("A finished: 1 2 3");
+      if (/second question/.test(req.text)) return text("the answer to the second question");
+      return first(req);
+    };
+    // the first connection goes to a trace that is not written
+    const earlier = await open({ ...ctx, trace: new Trace() }, { script });
+    let root;
+    let a;
+    try {
+      await start(earlier, "delegate one job to a helper");
+      await earlier.completed(earlier.root);
+      await sleep(500);
+      root = earlier.root;
+      a = earlier.threads.A;
+    } finally {
+      await earlier.close();
+    }
+    return withLab(ctx, { script, resume: root }, async (lab) => {
+      await start(lab, "a second question");
+      await lab.completed(lab.root);
+      await sleep(500);
+      return {
+        header: {
+          expect: {
+            turns: { [`${root}#1`]: "settled:completed", [`${root}#2`]: "settled:completed", [`${root}#3`]: "absent", [`${a}#1`]: "settled:completed" },
+            parents: { [a]: `${root}#1` },
+            findings: [],
+          },
+        },
+      };
+    });
+  },
+};
+
 export const scenarios = [
   oneChild,
   twoChildren,
@@ -895,4 +991,6 @@ export const scenarios = [
   question,
   interruptBurst,
   spawnRace,
+  twoRoots,
+  resumeHistory,
 ].map((s) => ({ timeoutMs: 120_000, ...s }));

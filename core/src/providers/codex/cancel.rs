@@ -85,6 +85,9 @@ impl CodexAdapter {
         let Some(targets) = step.cancel_prepared() else {
             return ClientRequest::Other; // the reducer refused it (and said why)
         };
+        if self.roots.contains(&thread) {
+            self.boundary_opened(&thread);
+        }
         let targets = targets
             .iter()
             .skip(1)

@@ -59,7 +59,7 @@ impl CodexAdapter {
             // A child's task (and each later follow-up) reaches its thread only as a
             // `userMessage` item; on the root it repeats the client's `turn/start` /
             // `turn/steer` input, which is already the user's submission.
-            "userMessage" if completed && self.root.as_ref() != Some(thread) => {
+            "userMessage" if completed && !self.roots.contains(thread) => {
                 if let Some(text) = content_text(item) {
                     cx.emit(Event::Message {
                         session: thread.clone(),

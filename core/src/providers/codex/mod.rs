@@ -1,7 +1,9 @@
 //! Codex app-server adapter: a captured stdio log (`codex-app-server` format) → canonical
 //! events.
 //!
-//! Owns: root thread identification, thread → session routing, holding events of threads
+//! Owns: root thread identification (every `thread/start` is a root; a `thread/resume`
+//! response brings its thread's earlier turns as history), thread → session routing,
+//! holding events of threads
 //! no spawn edge has registered yet, spawn edges (both shapes), server requests as
 //! interactions, and the client's `turn/interrupt` fan-out as a cancel operation.
 //! Never: settles a turn or decides an outcome. A root `turn/completed` becomes
@@ -11,10 +13,13 @@
 //! Ids: the root session is the root thread id; a child session is its thread id; a
 //! child's `parent.toolCall` is the spawn item id.
 
+mod boundary;
 mod cancel;
 mod dups;
+mod history;
 mod hold;
 mod items;
+mod roots;
 mod rpc;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -23,7 +28,7 @@ use serde_json::Value;
 
 use super::{Ctx, ProviderRecord};
 use crate::finding::Code;
-use crate::ids::{Alias, SessionId};
+use crate::ids::SessionId;
 use crate::tree::{Event, Outcome, SessionKind};
 use cancel::CancelFanOut;
 use hold::Held;
@@ -34,8 +39,19 @@ pub(crate) use items::content_text;
 /// The Codex adapter's routing state (transport correlation only, no business state).
 #[derive(Debug, Clone, Default)]
 pub struct CodexAdapter {
+    /// The root shown first: the header's `rootThreadId`, else the first root identified.
     root: Option<SessionId>,
     root_created: bool,
+    /// Every root thread of the connection (each `thread/start`, a resumed thread, the
+    /// header's), once created.
+    roots: BTreeSet<SessionId>,
+    /// `--session`: the only root whose tree is folded; the others are skipped.
+    select: Option<SessionId>,
+    /// Threads of roots other than the selected one (those roots and their descendants).
+    foreign: BTreeSet<SessionId>,
+    /// Roots whose user cancel closed their root turn: the cancellation boundary, with the
+    /// server-initiated provider turn it holds back, if any.
+    boundary: BTreeMap<SessionId, Option<boundary::Unowned>>,
     /// Client → server requests awaiting their response.
     client_requests: BTreeMap<RpcId, ClientRequest>,
     /// Server → client requests turned into interactions: id → owning session.
@@ -68,6 +84,8 @@ pub struct CodexAdapter {
 /// How the adapter sees a thread right now.
 enum Thread {
     Root,
+    /// A thread of a root that `--session` did not select: skipped.
+    Foreign,
     /// A child session the reducer created.
     Child,
     /// Named by a spawn edge the reducer rejected (e.g. revealed after a cancel).
@@ -77,10 +95,20 @@ enum Thread {
 }
 
 impl CodexAdapter {
-    /// An adapter; `root_thread` from the trace header's `rootThreadId`, if any.
+    /// An adapter; `root_thread` from the trace header's `rootThreadId`, if any (the
+    /// root shown first). Every other root of the connection is folded too.
     pub fn new(root_thread: Option<&str>) -> Self {
         Self {
             root: root_thread.map(SessionId::from),
+            ..Self::default()
+        }
+    }
+
+    /// An adapter that folds only the tree of root `session` (`replay --session`): the
+    /// records of every other root and its descendants are skipped without a finding.
+    pub fn selecting(session: &str) -> Self {
+        Self {
+            select: Some(SessionId::from(session)),
             ..Self::default()
         }
     }
@@ -115,7 +143,8 @@ impl CodexAdapter {
         if let Some(root) = self.root.clone()
             && !self.root_created
         {
-            self.create_root(cx, &root);
+            self.root_created = true;
+            self.identify_root(cx, root.as_str());
         }
         let message = &record.message;
         match (record.from.as_str(), rpc::classify(message)) {
@@ -167,8 +196,9 @@ impl CodexAdapter {
     /// End of trace: whatever is still held was never claimed by a spawn edge or, when no
     /// root was ever identified, shows the trace starts mid-session.
     pub fn finish(&mut self, cx: &mut Ctx<'_>) {
+        self.boundary_finish(cx);
         let held = self.held.drain();
-        if self.root.is_none() {
+        if self.roots.is_empty() && self.foreign.is_empty() {
             hold::report_mid_session(cx, &held);
         } else {
             for (thread, records) in &held {
@@ -185,28 +215,12 @@ impl CodexAdapter {
         }
     }
 
-    fn create_root(&mut self, cx: &mut Ctx<'_>, root: &SessionId) {
-        self.root_created = true;
-        cx.emit(Event::RootSessionCreated {
-            session: root.clone(),
-            title: None,
-            aliases: vec![Alias::new("thread", root.as_str())],
-        });
-        // Records of the root thread that arrived before it was identified.
-        self.release(root);
-    }
-
-    fn identify_root(&mut self, cx: &mut Ctx<'_>, thread: &str) {
-        if self.root.is_none() {
-            let root = SessionId::from(thread);
-            self.root = Some(root.clone());
-            self.create_root(cx, &root);
-        }
-    }
-
     fn thread(&self, cx: &Ctx<'_>, id: &SessionId) -> Thread {
-        if self.root.as_ref() == Some(id) {
+        if self.roots.contains(id) {
             return Thread::Root;
+        }
+        if self.foreign.contains(id) {
+            return Thread::Foreign;
         }
         match cx.snapshot().session(id) {
             Some(s) if s.kind == SessionKind::Child => Thread::Child,
@@ -232,6 +246,7 @@ impl CodexAdapter {
         let thread = SessionId::from(thread);
         match self.thread(cx, &thread) {
             Thread::Root | Thread::Child => handle(self, cx),
+            Thread::Foreign => self.skip_foreign(record, params),
             Thread::Unknown => {
                 let overflow = self.held.hold(
                     thread.clone(),
@@ -278,10 +293,16 @@ impl CodexAdapter {
             .get("threadId")
             .and_then(Value::as_str)
             .map(SessionId::from);
-        let is_root = thread.is_some() && thread == self.root;
+        let is_root = thread.as_ref().is_some_and(|t| self.roots.contains(t));
+        if is_root && self.held_back(cx, method, params) {
+            return; // output of a server-initiated turn the cancellation boundary holds back
+        }
         match (method, thread) {
             ("turn/started", Some(thread)) => {
                 let turn_id = params.pointer("/turn/id").and_then(Value::as_str);
+                if is_root && self.boundary_turn_started(cx, &thread, turn_id) {
+                    return;
+                }
                 if is_root {
                     self.root_provider_turn = turn_id.map(String::from);
                     cx.emit(Event::RootProviderTurnStarted {
@@ -526,11 +547,21 @@ impl CodexAdapter {
 
     fn client_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
         let thread = params.get("threadId").and_then(Value::as_str);
+        if thread.is_some_and(|t| self.foreign.contains(&SessionId::from(t))) {
+            // A request about another root's tree than the selected one.
+            self.client_requests.insert(id, ClientRequest::Other);
+            return;
+        }
         let request = match (method, thread) {
             ("thread/start", _) => ClientRequest::ThreadStart,
+            ("thread/resume", _) => ClientRequest::ThreadResume,
             ("turn/start" | "turn/steer", Some(thread)) => {
                 if method == "turn/start" {
-                    self.identify_root(cx, thread);
+                    if self.roots.is_empty() {
+                        self.identify_root(cx, thread);
+                    }
+                    // Seed: "a later explicit canonical root turn clears" the boundary.
+                    self.boundary_cleared(cx, &SessionId::from(thread));
                 }
                 let text = input_text(params.get("input"));
                 cx.emit(Event::UserSubmitted {
@@ -545,7 +576,11 @@ impl CodexAdapter {
                     .get("turnId")
                     .and_then(Value::as_str)
                     .map(String::from);
-                self.interrupt(cx, &id, thread, turn)
+                if self.boundary_interrupt(thread, turn.as_deref()) {
+                    ClientRequest::Other // the host interrupts the turn the boundary held back
+                } else {
+                    self.interrupt(cx, &id, thread, turn)
+                }
             }
             _ => ClientRequest::Other,
         };
@@ -563,10 +598,13 @@ impl CodexAdapter {
         };
         match request {
             ClientRequest::ThreadStart => {
+                // Every started thread is a root (a child is never started by the client:
+                // a spawn edge claims it).
                 if let Some(thread) = message.pointer("/result/thread/id").and_then(Value::as_str) {
                     self.identify_root(cx, thread);
                 }
             }
+            ClientRequest::ThreadResume => self.resumed(cx, message),
             ClientRequest::Interrupt {
                 thread,
                 turn,

@@ -34,8 +34,10 @@ impl fmt::Display for RpcId {
 /// What a client request was, so its response can be interpreted.
 #[derive(Debug, Clone)]
 pub(super) enum ClientRequest {
-    /// `thread/start`: its response names the root thread.
+    /// `thread/start`: its response names a root thread.
     ThreadStart,
+    /// `thread/resume`: its response names the thread and carries its earlier turns.
+    ThreadResume,
     /// `turn/interrupt` of `thread`, part of the cancel of `operation`'s session.
     Interrupt {
         thread: SessionId,

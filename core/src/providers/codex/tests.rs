@@ -406,3 +406,163 @@ fn a_trace_without_its_beginning_says_it_starts_mid_session() {
     );
     assert!(message.contains(r#""rootThreadId""#), "{message}");
 }
+
+/// Replays `records` under `header` (and `--session`, when given).
+fn run_with(header: &str, session: Option<&str>, records: &[String]) -> Replay {
+    let mut engine = crate::engine::Engine::new(crate::engine::Options {
+        codex_session: session.map(String::from),
+        ..crate::engine::Options::default()
+    });
+    engine.push_line(header).unwrap();
+    for r in records {
+        engine.push_line(r).unwrap();
+    }
+    engine.finish().unwrap()
+}
+
+const PLAIN: &str = r#"{"lineage":"trace","format":"codex-app-server","version":1}"#;
+
+/// A root thread's whole life on the connection: `thread/start` (request `n`), a turn
+/// that spawns `child`, the child's turn, the root's terminal.
+fn root_life(n: u32, root: &str, child: &str) -> Vec<String> {
+    let turn = format!("t{root}");
+    [
+        format!(r#"{{"from":"client","message":{{"id":{n},"method":"thread/start","params":{{}}}}}}"#),
+        format!(r#"{{"from":"server","message":{{"id":{n},"result":{{"thread":{{"id":"{root}","turns":[]}}}}}}}}"#),
+        format!(r#"{{"from":"client","message":{{"id":{},"method":"turn/start","params":{{"threadId":"{root}","input":[{{"type":"text","text":"go"}}]}}}}}}"#, n + 1),
+        format!(r#"{{"from":"server","message":{{"method":"turn/started","params":{{"threadId":"{root}","turn":{{"id":"{turn}","items":[],"status":"inProgress"}}}}}}}}"#),
+        format!(r#"{{"from":"server","message":{{"method":"item/completed","params":{{"threadId":"{root}","turnId":"{turn}","item":{{"type":"collabAgentToolCall","id":"call_{child}","tool":"spawnAgent","status":"completed","senderThreadId":"{root}","receiverThreadIds":["{child}"],"agentsStates":{{}}}}}}}}}}"#),
+        format!(r#"{{"from":"server","message":{{"method":"turn/started","params":{{"threadId":"{child}","turn":{{"id":"t{child}","items":[],"status":"inProgress"}}}}}}}}"#),
+        format!(r#"{{"from":"server","message":{{"method":"turn/completed","params":{{"threadId":"{child}","turn":{{"id":"t{child}","items":[],"status":"completed"}}}}}}}}"#),
+        format!(r#"{{"from":"server","message":{{"method":"turn/completed","params":{{"threadId":"{root}","turn":{{"id":"{turn}","items":[],"status":"completed"}}}}}}}}"#),
+    ]
+    .into()
+}
+
+fn roots(r: &Replay) -> Vec<String> {
+    let snapshot = r.snapshot().unwrap();
+    snapshot.roots().iter().map(|s| s.id.to_string()).collect()
+}
+
+fn parent(r: &Replay, child: &str) -> Option<String> {
+    let snapshot = r.snapshot().unwrap();
+    let child = snapshot.session(&child.into())?;
+    Some(child.relation.as_ref()?.parent_turn.to_string())
+}
+
+#[test]
+fn every_thread_start_on_one_connection_is_a_root_with_its_own_children() {
+    let records: Vec<String> = root_life(1, "R1", "A")
+        .into_iter()
+        .chain(root_life(3, "R2", "B"))
+        .collect();
+    let r = run_with(PLAIN, None, &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(roots(&r), ["R1", "R2"]);
+    for turn in ["R1#1", "A#1", "R2#1", "B#1"] {
+        assert_eq!(state(&r, turn), "settled:completed", "{turn}");
+    }
+    assert_eq!(parent(&r, "A").as_deref(), Some("R1#1"));
+    assert_eq!(parent(&r, "B").as_deref(), Some("R2#1"));
+    // The header's root is the one shown first; the other is still a root.
+    let header =
+        r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"R2"}"#;
+    let r = run_with(header, None, &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(roots(&r), ["R2", "R1"]);
+    assert_eq!(state(&r, "B#1"), "settled:completed");
+    assert_eq!(state(&r, "A#1"), "settled:completed");
+}
+
+#[test]
+fn session_folds_the_tree_of_one_root_and_skips_the_others_silently() {
+    let records: Vec<String> = root_life(1, "R1", "A")
+        .into_iter()
+        .chain(root_life(3, "R2", "B"))
+        .collect();
+    let r = run_with(PLAIN, Some("R2"), &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(roots(&r), ["R2"]);
+    assert_eq!(state(&r, "B#1"), "settled:completed");
+    assert_eq!(state(&r, "A#1"), "absent");
+    let r = run_with(PLAIN, Some("R1"), &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(roots(&r), ["R1"]);
+    assert_eq!(state(&r, "B#1"), "absent");
+}
+
+/// The resume response's shape is the app-server protocol v2's `ThreadResumeResponse`
+/// (openai/codex `codex-rs/app-server-protocol/src/protocol/v2/thread.rs`): `thread`,
+/// whose `turns` hold the earlier turns with their items (populated unless the request
+/// set `excludeTurns`), as real 0.169 sent it in `traces/real/codex/21-resume-history.jsonl`.
+#[test]
+fn a_resumed_thread_s_earlier_turns_are_history_and_the_next_turn_is_its_second() {
+    let records: Vec<String> = [
+        r#"{"from":"client","message":{"id":1,"method":"thread/resume","params":{"threadId":"R"}}}"#,
+        r#"{"from":"server","message":{"id":1,"result":{"thread":{"id":"R","status":{"type":"idle"},"turns":[{"id":"tr1","items":[{"type":"userMessage","id":"u1","content":[{"type":"text","text":"delegate"}]},{"type":"collabAgentToolCall","id":"call_1","tool":"spawnAgent","status":"completed","senderThreadId":"R","receiverThreadIds":["A"],"prompt":"[task:A] count","agentsStates":{"A":{"status":"pendingInit","message":null}}},{"type":"collabAgentToolCall","id":"call_2","tool":"wait","status":"completed","senderThreadId":"R","receiverThreadIds":["A"],"agentsStates":{"A":{"status":"completed","message":"1 2 3"}}},{"type":"agentMessage","id":"m1","text":"done"}],"status":"completed","error":null}]},"model":"m"}}}"#,
+        r#"{"from":"client","message":{"id":2,"method":"turn/start","params":{"threadId":"R","input":[{"type":"text","text":"again"}]}}}"#,
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"R","turn":{"id":"tr2","items":[],"status":"inProgress"}}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr2","items":[],"status":"completed"}}}}"#,
+    ]
+    .map(String::from)
+    .into();
+    let r = run_with(PLAIN, None, &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(state(&r, "R#1"), "settled:completed");
+    assert_eq!(state(&r, "A#1"), "settled:completed");
+    assert_eq!(parent(&r, "A").as_deref(), Some("R#1"));
+    assert_eq!(state(&r, "R#2"), "settled:completed");
+    assert_eq!(state(&r, "R#3"), "absent");
+    let snapshot = r.snapshot().unwrap();
+    let child = snapshot.session(&"A".into()).unwrap();
+    let texts: Vec<String> = child.messages.iter().map(|m| m.text.to_string()).collect();
+    assert_eq!(texts, ["[task:A] count", "1 2 3"]);
+}
+
+/// After the root's cancel: the server starts another root turn (tr2).
+fn cancelled_then_server_turn() -> Vec<String> {
+    with(&[
+        r#"{"from":"client","message":{"id":7,"method":"turn/interrupt","params":{"threadId":"R","turnId":"tr1"}}}"#,
+        r#"{"from":"server","message":{"id":7,"result":{}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr1","items":[],"status":"interrupted"}}}}"#,
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"R","turn":{"id":"tr2","items":[],"status":"inProgress"}}}}"#,
+    ])
+}
+
+/// Seed, *Codex App-Server Mapping*: "After root cancellation, a later turn/started on
+/// the root thread is not an ordinary unowned turn: interrupt it immediately."
+#[test]
+fn a_server_turn_after_a_root_cancel_that_the_host_interrupts_is_no_finding() {
+    let mut records = cancelled_then_server_turn();
+    records.extend([
+        r#"{"from":"client","message":{"id":8,"method":"turn/interrupt","params":{"threadId":"R","turnId":"tr2"}}}"#,
+        r#"{"from":"server","message":{"id":8,"result":{}}}"#,
+        r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"R","turnId":"tr2","item":{"type":"agentMessage","id":"m9","text":"resuming"}}}}"#,
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"R","turn":{"id":"tr2","items":[],"status":"interrupted"}}}}"#,
+    ].map(String::from));
+    let r = run_owned(&records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(state(&r, "R#1"), "settled:canceled");
+    assert_eq!(state(&r, "R#2"), "absent");
+    // The next user turn is the root's second, as usual.
+    records.extend([
+        r#"{"from":"client","message":{"id":9,"method":"turn/start","params":{"threadId":"R","input":[{"type":"text","text":"next"}]}}}"#,
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"R","turn":{"id":"tr3","items":[],"status":"inProgress"}}}}"#,
+    ].map(String::from));
+    let r = run_owned(&records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(state(&r, "R#2"), "running");
+}
+
+#[test]
+fn a_server_turn_after_a_root_cancel_left_running_is_still_unowned_at_its_line() {
+    let mut records = cancelled_then_server_turn();
+    records.push(
+        r#"{"from":"server","message":{"method":"item/completed","params":{"threadId":"R","turnId":"tr2","item":{"type":"agentMessage","id":"m9","text":"resuming"}}}}"#.into(),
+    );
+    let r = run_owned(&records);
+    // Line 7 is the server's turn/started (header 1, START 2-3, then 4-7).
+    assert_eq!(rules(&r), ["7:unowned-provider-turn", "8:late-root-output"]);
+    let r = run_owned(&cancelled_then_server_turn());
+    assert_eq!(rules(&r), ["7:unowned-provider-turn"]);
+}
