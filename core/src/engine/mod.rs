@@ -801,10 +801,13 @@ impl Engine {
         let options = &self.options;
         self.arm = Some(match format {
             Format::Canonical => Arm::Canonical,
-            Format::CodexAppServer => Arm::Codex(Box::new(match &options.codex_session {
-                Some(session) => CodexAdapter::selecting(session),
-                None => CodexAdapter::new(options.codex_root_thread.as_deref()),
-            })),
+            Format::CodexAppServer => {
+                let adapter = CodexAdapter::new(options.codex_root_thread.as_deref());
+                Arm::Codex(Box::new(match &options.codex_session {
+                    Some(session) => adapter.selecting(session),
+                    None => adapter,
+                }))
+            }
             Format::ClaudeSdk => Arm::Claude(Box::new(ClaudeAdapter::new())),
             Format::Acp => Arm::Acp(Box::new(Checker::with_view_options(ViewOptions {
                 transcripts: options.transcripts,

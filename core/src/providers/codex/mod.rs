@@ -104,13 +104,17 @@ impl CodexAdapter {
         }
     }
 
-    /// An adapter that folds only the tree of root `session` (`replay --session`): the
-    /// records of every other root and its descendants are skipped without a finding.
-    pub fn selecting(session: &str) -> Self {
-        Self {
-            select: Some(SessionId::from(session)),
-            ..Self::default()
+    /// The same adapter folding only the tree of root `session` (`replay --session`): the
+    /// records of every other root and its descendants are skipped without a finding. The
+    /// header's root still counts from the first record when it is the selected one.
+    #[must_use]
+    pub fn selecting(mut self, session: &str) -> Self {
+        let session = SessionId::from(session);
+        if self.root.as_ref() != Some(&session) {
+            self.root = None;
         }
+        self.select = Some(session);
+        self
     }
 
     /// Normalizes one pushed record: a record equal to the one just before it is skipped

@@ -489,6 +489,20 @@ fn session_folds_the_tree_of_one_root_and_skips_the_others_silently() {
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
     assert_eq!(roots(&r), ["R1"]);
     assert_eq!(state(&r, "B#1"), "absent");
+    // The header naming another root changes nothing; naming this one, it is the root
+    // even when its `thread/start` was not captured.
+    let names = |root: &str| {
+        format!(
+            r#"{{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"{root}"}}"#
+        )
+    };
+    let r = run_with(&names("R2"), Some("R1"), &records);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(roots(&r), ["R1"]);
+    let without_start = &records[2..8];
+    let r = run_with(&names("R1"), Some("R1"), without_start);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+    assert_eq!(state(&r, "A#1"), "settled:completed");
 }
 
 /// The resume response's shape is the app-server protocol v2's `ThreadResumeResponse`
