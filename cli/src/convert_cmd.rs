@@ -76,6 +76,7 @@ impl Input {
                 .unwrap_or_default(),
             Input::Lines => Options {
                 format: args.input_format,
+                codex_session: args.session.clone(),
                 ..Options::default()
             },
         }

@@ -136,7 +136,8 @@ struct ConvertArgs {
     /// The trace format when the file has no header (detected from content otherwise).
     #[arg(long, value_name = "F", value_parser = format_parser())]
     input_format: Option<Format>,
-    /// A native source folder with several session trees: the root session to convert.
+    /// The root session to convert: of a native source folder with several session trees,
+    /// or of a Codex app-server trace whose connection started several root threads.
     #[arg(long, value_name = "ROOT")]
     session: Option<String>,
     /// Write here instead of stdout.

@@ -232,6 +232,20 @@ fn session_picks_a_root_of_a_codex_connection_with_several() {
         !text.contains("root-two") && !text.contains("child-b"),
         "{text}"
     );
+    let converted = lineage(&[
+        "convert",
+        trace,
+        "--to",
+        "canonical",
+        "--session",
+        "019ad0a1-root-two",
+    ]);
+    assert_eq!(converted.status.code(), Some(0));
+    let text = String::from_utf8(converted.stdout).unwrap();
+    assert!(
+        text.contains("019ad0a2-child-b") && !text.contains("root-one"),
+        "{text}"
+    );
     let none = lineage(&["replay", trace, "--session", "nope"]);
     assert_eq!(none.status.code(), Some(2));
     let err = String::from_utf8_lossy(&none.stderr);
