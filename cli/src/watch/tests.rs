@@ -1,0 +1,1 @@
+//! Screens of `lineage watch` rendered on ratatui's `TestBackend`.
