@@ -206,15 +206,10 @@ fn session<'a>(
             Tone::Dim,
         ),
     ];
-    if let Some(call) = s.relation.as_ref().and_then(|r| r.tool_call.as_ref()) {
-        parts.push((format!(" via {call}"), Tone::Dim));
-    }
-    if let Some(title) = &s.title {
-        parts.push((format!(" {}", quoted(title)), Tone::Title));
-    }
     if s.deleted {
         parts.push((" deleted".into(), Tone::Dim));
     }
+    // The turn's state first: a long title is what the screen's edge cuts.
     if let Some(t) = current {
         parts.push(("  ".into(), Tone::Guide));
         parts.push((format!("#{}", t.id.ordinal()), Tone::Id));
@@ -225,6 +220,12 @@ fn session<'a>(
         {
             parts.push((waits_for(gate.active_descendants.iter()), Tone::Waiting));
         }
+    }
+    if let Some(title) = &s.title {
+        parts.push((format!("  {}", quoted(title)), Tone::Title));
+    }
+    if let Some(call) = s.relation.as_ref().and_then(|r| r.tool_call.as_ref()) {
+        parts.push((format!(" via {call}"), Tone::Dim));
     }
     if is_folded && below_count > 0 {
         parts.push((format!("  ({below_count} folded)"), Tone::Dim));
