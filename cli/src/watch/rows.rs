@@ -182,51 +182,22 @@ fn session<'a>(
         Some(last) => branch_of(indent, last),
     };
     let current = s.turns.last().map(|t| &**t);
-    let earlier: Vec<&Turn> = s
-        .turns
+    // The earlier turns that spawned children, from the children's own relations (one
+    // pass over the children, not one per turn).
+    let spawners: BTreeSet<u32> = s
+        .children
         .iter()
-        .rev()
-        .skip(1)
-        .rev()
-        .map(|t| &**t)
-        .filter(|t| !children_of(snapshot, s, t).is_empty())
+        .filter_map(|c| snapshot.session(c)?.relation.as_ref())
+        .map(|r| r.parent_turn.ordinal())
+        .filter(|n| current.is_none_or(|t| t.id.ordinal() != *n))
         .collect();
+    let earlier: Vec<&Turn> = spawners.into_iter().filter_map(|n| s.turn(n)).collect();
     let under_current = current.map_or(0, |t| {
         children_of(snapshot, s, t).len() + snapshot.interactions_of(&t.id).count()
     });
     let below_count = earlier.len() + under_current;
     let is_folded = layout.folded.contains(s.id.as_str());
-    let mut parts = vec![
-        (s.id.to_string(), Tone::Id),
-        (
-            match s.kind {
-                SessionKind::Root => " root".into(),
-                SessionKind::Child => " child".into(),
-            },
-            Tone::Dim,
-        ),
-    ];
-    if s.deleted {
-        parts.push((" deleted".into(), Tone::Dim));
-    }
-    // The turn's state first: a long title is what the screen's edge cuts.
-    if let Some(t) = current {
-        parts.push(("  ".into(), Tone::Guide));
-        parts.push((format!("#{}", t.id.ordinal()), Tone::Id));
-        parts.extend(turn_parts(t, layout.clock));
-        if let Some(gate) = &t.gate
-            && t.phase == Phase::Waiting
-            && !gate.active_descendants.is_empty()
-        {
-            parts.push((waits_for(gate.active_descendants.iter()), Tone::Waiting));
-        }
-    }
-    if let Some(title) = &s.title {
-        parts.push((format!("  {}", quoted(title)), Tone::Title));
-    }
-    if let Some(call) = s.relation.as_ref().and_then(|r| r.tool_call.as_ref()) {
-        parts.push((format!(" via {call}"), Tone::Dim));
-    }
+    let mut parts = session_parts(s, current, layout.clock);
     if is_folded && below_count > 0 {
         parts.push((format!("  ({below_count} folded)"), Tone::Dim));
     }
@@ -252,6 +223,37 @@ fn session<'a>(
             last: i + 1 == below_count,
         });
     }
+}
+
+/// A session's line: id, kind, its current turn's state (before the title: a long title
+/// is what the screen's edge cuts), title, the tool call that spawned it.
+fn session_parts(s: &Session, current: Option<&Turn>, clock: Clock) -> Vec<Part> {
+    let kind = match s.kind {
+        SessionKind::Root => " root",
+        SessionKind::Child => " child",
+    };
+    let mut parts = vec![(s.id.to_string(), Tone::Id), (kind.into(), Tone::Dim)];
+    if s.deleted {
+        parts.push((" deleted".into(), Tone::Dim));
+    }
+    if let Some(t) = current {
+        parts.push(("  ".into(), Tone::Guide));
+        parts.push((format!("#{}", t.id.ordinal()), Tone::Id));
+        parts.extend(turn_parts(t, clock));
+        if let Some(gate) = &t.gate
+            && t.phase == Phase::Waiting
+            && !gate.active_descendants.is_empty()
+        {
+            parts.push((waits_for(gate.active_descendants.iter()), Tone::Waiting));
+        }
+    }
+    if let Some(title) = &s.title {
+        parts.push((format!("  {}", quoted(title)), Tone::Title));
+    }
+    if let Some(call) = s.relation.as_ref().and_then(|r| r.tool_call.as_ref()) {
+        parts.push((format!(" via {call}"), Tone::Dim));
+    }
+    parts
 }
 
 /// Schedules the children a turn spawned, then its interactions, below it.
@@ -460,40 +462,7 @@ fn acp_rows(view: &View, layout: &Layout<'_>) -> Vec<Row> {
             s.children.iter().filter_map(|c| view.session(c)).collect();
         let count = children.len() + pending.len();
         let folded = layout.folded.contains(&*s.id);
-        let activity = lineage_core::acp::activity(view, s);
-        let tone = match activity.as_str() {
-            "running" => Tone::Active,
-            "requires_action" => Tone::Pending,
-            "idle" => Tone::Done,
-            _ => Tone::Dim,
-        };
-        let mut parts = vec![
-            (s.id.to_string(), Tone::Id),
-            (
-                if s.parent.is_some() {
-                    " child"
-                } else {
-                    " root"
-                }
-                .into(),
-                Tone::Dim,
-            ),
-        ];
-        if let Some(title) = &s.title {
-            parts.push((format!(" {}", quoted(title)), Tone::Title));
-        }
-        parts.push(("  ".into(), Tone::Guide));
-        parts.push((activity, tone));
-        if folded && count > 0 {
-            parts.push((format!("  ({count} folded)"), Tone::Dim));
-        }
-        out.push(Row {
-            key: Key::Session(s.id.to_string()),
-            indent: lead,
-            fold: (count > 0).then_some(folded),
-            parts,
-            haystack: format!("{} {}", s.id, s.title.as_deref().unwrap_or_default()),
-        });
+        out.push(acp_session_row(view, s, lead, count, folded));
         if folded {
             continue;
         }
@@ -512,4 +481,36 @@ fn acp_rows(view: &View, layout: &Layout<'_>) -> Vec<Row> {
         }
     }
     out
+}
+
+/// An ACP session's line: id, kind, title, the Client's activity word.
+fn acp_session_row(view: &View, s: &AcpSession, indent: String, below: usize, folded: bool) -> Row {
+    let activity = lineage_core::acp::activity(view, s);
+    let tone = match activity.as_str() {
+        "running" => Tone::Active,
+        "requires_action" => Tone::Pending,
+        "idle" => Tone::Done,
+        _ => Tone::Dim,
+    };
+    let kind = if s.parent.is_some() {
+        " child"
+    } else {
+        " root"
+    };
+    let mut parts = vec![(s.id.to_string(), Tone::Id), (kind.into(), Tone::Dim)];
+    if let Some(title) = &s.title {
+        parts.push((format!(" {}", quoted(title)), Tone::Title));
+    }
+    parts.push(("  ".into(), Tone::Guide));
+    parts.push((activity, tone));
+    if folded && below > 0 {
+        parts.push((format!("  ({below} folded)"), Tone::Dim));
+    }
+    Row {
+        key: Key::Session(s.id.to_string()),
+        indent,
+        fold: (below > 0).then_some(folded),
+        parts,
+        haystack: format!("{} {}", s.id, s.title.as_deref().unwrap_or_default()),
+    }
 }
