@@ -155,7 +155,9 @@ fn subcommands() -> Vec<String> {
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .filter(|name| name != "help")
         .collect();
-    for expected in ["replay", "check", "rules", "convert", "record", "watch", "gen"] {
+    for expected in [
+        "replay", "check", "rules", "convert", "record", "watch", "gen",
+    ] {
         assert!(list.iter().any(|c| c == expected), "{expected} in {list:?}");
     }
     list

@@ -340,3 +340,63 @@ pub(crate) fn record(command: &[String], tx: SyncSender<Feed>) -> Result<u32, (S
     });
     Ok(pid)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use std::io::Write;
+
+    /// The next feed, as text (`line:…`, `restart:…`, `notice:…`), within 5 s; the
+    /// notice of a machine where no watcher can be set up (it polls) is passed over.
+    fn next(rx: &Receiver<Feed>) -> String {
+        let feed = loop {
+            match rx.recv_timeout(Duration::from_secs(5)) {
+                Ok(Feed::Notice(text)) if text.starts_with("cannot watch") => {}
+                other => break other,
+            }
+        };
+        match feed {
+            Ok(Feed::Line(bytes)) => format!("line:{}", String::from_utf8_lossy(&bytes)),
+            Ok(Feed::Restart(why)) => format!("restart:{why}"),
+            Ok(Feed::Notice(text)) => format!("notice:{text}"),
+            Ok(other) => format!("{other:?}"),
+            Err(e) => panic!("no feed: {e}"),
+        }
+    }
+
+    #[test]
+    fn a_followed_file_holds_a_partial_line_and_says_truncation_and_replacement() {
+        let dir = std::env::temp_dir().join(format!("lineage-follow-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.jsonl");
+        std::fs::write(&path, "one\ntwo\nthr").unwrap();
+        let (tx, rx) = mpsc::sync_channel(16);
+        trace_file(path.clone(), File::open(&path).unwrap(), tx);
+        assert_eq!(next(&rx), "line:one");
+        assert_eq!(next(&rx), "line:two");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"ee\r\n").unwrap();
+        drop(file);
+        assert_eq!(
+            next(&rx),
+            "line:three",
+            "the partial line waited for its end"
+        );
+        std::fs::write(&path, "x\n").unwrap();
+        assert!(next(&rx).starts_with("restart:") && next(&rx) == "line:x");
+        let other = dir.join("new.jsonl");
+        std::fs::write(&other, "fresh\n").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let replaced = next(&rx);
+        assert!(replaced.contains("was replaced"), "{replaced}");
+        assert_eq!(next(&rx), "line:fresh");
+        drop(rx);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lineage_core::acp::Side;
 use lineage_core::acp::view::{Session as AcpSession, View};
 use lineage_core::tree::{Interaction, InteractionKind, ProviderPhase};
 use lineage_core::{Millis, Outcome, Phase, Session, SessionKind, Snapshot, Turn};
@@ -438,8 +439,8 @@ pub(crate) fn duration(ms: Millis) -> String {
 }
 
 /// The ACP Client view: sessions under their parents (roots in order of first
-/// appearance), each with its activity, and the Agent's pending requests under the
-/// session they name.
+/// appearance), each with its activity, and the Agent's pending requests (permissions,
+/// elicitations) under the session they name.
 fn acp_rows(view: &View, layout: &Layout<'_>) -> Vec<Row> {
     let mut out = Vec::new();
     // (session, indent below it, branch drawn before it)
@@ -454,9 +455,11 @@ fn acp_rows(view: &View, layout: &Layout<'_>) -> Vec<Row> {
             None => (String::new(), String::new()),
             Some(last) => branch_of(&indent, last),
         };
+        // The Agent's requests wait for someone (a permission, an elicitation); the
+        // Client's own (a prompt in flight) are the work the activity word shows.
         let pending: Vec<_> = view
             .pending_requests()
-            .filter(|p| p.session.as_deref() == Some(&*s.id))
+            .filter(|p| p.from == Side::Agent && p.session.as_deref() == Some(&*s.id))
             .collect();
         let children: Vec<&AcpSession> =
             s.children.iter().filter_map(|c| view.session(c)).collect();

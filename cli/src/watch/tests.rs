@@ -79,6 +79,43 @@ fn settled_with_a_failed_child() {
 }
 
 #[test]
+fn an_acp_client_view_with_permissions_pending() {
+    let app = fed(
+        "acp/scenarios/09-cancel-child-then-ancestor.jsonl",
+        Some(12),
+    );
+    insta::assert_snapshot!(screen(&app, 100, 12));
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let done = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(130, 12)).unwrap();
+        terminal.draw(|f| render(app, f)).unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        let cells: Vec<_> = buffer
+            .content()
+            .iter()
+            .filter(|c| c.symbol() == "✓")
+            .collect();
+        assert!(!cells.is_empty());
+        cells.iter().map(|c| c.fg).collect::<Vec<_>>()
+    };
+    let plain = fed("codex/07-concurrent-children-one-fails.jsonl", None);
+    assert!(
+        done(&plain)
+            .iter()
+            .all(|c| *c == ratatui::style::Color::Reset)
+    );
+    let coloured = fed("codex/07-concurrent-children-one-fails.jsonl", None).with_color(true);
+    assert!(
+        done(&coloured)
+            .iter()
+            .all(|c| *c == ratatui::style::Color::Green)
+    );
+}
+
+#[test]
 fn findings_arrive_located_and_the_findings_pane_can_take_the_screen() {
     let mut app = fed("codex/17-malformed-and-unknown-responses.jsonl", None);
     app.act(Action::FindingsOnly);
