@@ -213,7 +213,13 @@ fn status_line(app: &App) -> Line<'static> {
         ));
     }
     let history = app.history();
-    let line = app.frame().map_or(0, |f| f.line);
+    // Live, the state shown is the one after the last line read (the lines since its
+    // frame changed nothing); paused, the frame's own line.
+    let line = if app.live() {
+        history.last_line()
+    } else {
+        app.frame().map_or(0, |f| f.line)
+    };
     let state = if !app.live() {
         "paused"
     } else if history.ended() {

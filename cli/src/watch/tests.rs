@@ -160,6 +160,23 @@ fn time_travel_steps_through_the_kept_states_and_end_goes_live_again() {
 }
 
 #[test]
+fn live_the_status_names_the_last_line_read_even_when_it_changed_nothing() {
+    // Lines 23 to 25 of this trace change nothing after the cancel completes at 22.
+    let mut app = fed("codex/11-user-cancel-full-fanout.jsonl", None);
+    assert!(
+        status(&app).contains("line 25 of 25 · ended"),
+        "{}",
+        status(&app)
+    );
+    app.act(Action::Pause);
+    assert!(
+        status(&app).contains("line 22 of 25 · paused"),
+        "{}",
+        status(&app)
+    );
+}
+
+#[test]
 fn a_paused_screen_keeps_its_state_while_records_arrive() {
     let text = corpus("codex/08-child-approvals.jsonl");
     let mut app = App::new(History::new(None, None), "t");
