@@ -118,11 +118,7 @@ fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
 }
 
 fn follow_file(path: &Path, file: File, tx: &SyncSender<Feed>) -> ControlFlow<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let (waker, notice) = Waker::new(&dir, RecursiveMode::NonRecursive);
+    let (waker, notice) = Waker::new(&parent_of(path), RecursiveMode::NonRecursive);
     if let Some(notice) = notice {
         send(tx, Feed::Notice(notice))?;
     }
@@ -221,12 +217,12 @@ fn follow_native(
     mut session: Option<String>,
     tx: &SyncSender<Feed>,
 ) -> ControlFlow<()> {
-    let (target, mode) = if path.is_dir() {
-        (path.to_path_buf(), RecursiveMode::Recursive)
+    let target = if path.is_dir() {
+        path.to_path_buf()
     } else {
-        (parent_of(path), RecursiveMode::Recursive)
+        parent_of(path)
     };
-    let (waker, notice) = Waker::new(&target, mode);
+    let (waker, notice) = Waker::new(&target, RecursiveMode::Recursive);
     if let Some(notice) = notice {
         send(tx, Feed::Notice(notice))?;
     }
@@ -256,6 +252,7 @@ fn follow_native(
     }
 }
 
+/// The folder a file is in (`.` for a bare name).
 fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
