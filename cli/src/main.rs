@@ -21,6 +21,7 @@ mod replay_cmd;
 mod rules_cmd;
 mod terminal;
 mod walk;
+mod watch;
 
 /// The exit codes of every command (docs/contract.md lists the same, a test checks it).
 const EXIT_CODES: &str = "\
@@ -55,6 +56,11 @@ enum Command {
     /// and writing every message to a trace (use it as an editor's agent command).
     #[command(after_help = RECORD_EXIT)]
     Record(RecordArgs),
+    /// Watch a session tree live in the terminal, with time travel: a trace file as it
+    /// grows, a pipe, a native folder as its files grow, or a program run as `record` runs
+    /// it (`--record -- <COMMAND>`).
+    #[command(after_help = WATCH_KEYS)]
+    Watch(WatchArgs),
     /// Print a shell completion script (e.g. `lineage completions bash > ~/.local/share/bash-completion/completions/lineage`).
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of lineage or of one of its commands (`lineage man | man -l -`).
@@ -66,6 +72,56 @@ const RECORD_EXIT: &str = "\
 Exit code: the recorded program's own, or 128+S when signal S ended it (SIGINT, SIGTERM, \
 SIGHUP and SIGQUIT sent to lineage go on to the program); 2 when the program cannot be \
 started or the trace file cannot be created.";
+
+/// `watch`'s keys and exit codes.
+const WATCH_KEYS: &str = "\
+Keys:
+  ←/→ (h/l)    one state back / forward in the history (going back pauses)
+  Home/End     the first state / the latest, live again
+  ↑/↓ (k/j)    move the selection; PgUp/PgDn by ten
+  Enter        fold or unfold the selected session
+  f            the findings pane alone, or back
+  p            pause (keep this state while records arrive) or go live again
+  /            search by id or title (Enter: search, Esc: cancel); n/N: next/previous match
+  q, Esc       quit
+
+Exit code: 0 after q; 130 after Ctrl-C, SIGINT, SIGTERM or SIGHUP; 2 when the source cannot \
+be read or no terminal can be set up; with --record, 127/126 when the program cannot be \
+started (it is sent SIGTERM when you quit before it ends).";
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["source", "record"])))]
+struct WatchArgs {
+    /// A trace file (followed as it grows), a FIFO or `-` (read to its end), or a native
+    /// source: a Codex sessions folder, a Claude Code project folder (followed as files
+    /// appear and grow).
+    #[arg(value_name = "SOURCE")]
+    source: Option<std::path::PathBuf>,
+    /// A native source folder with several session trees: the root session to show (the
+    /// newest by default).
+    #[arg(long, value_name = "ROOT")]
+    session: Option<String>,
+    /// ACP: the Subagent Sessions RFD revision to check against: 2026-09-24 (the
+    /// default, unless the trace header names a `"spec"`), 2026-10-05 or final.
+    #[arg(long, value_name = "REV", value_parser = parse_spec)]
+    spec: Option<Revision>,
+    /// The trace format when the trace has no header (detected from content otherwise).
+    #[arg(long, value_name = "F", value_parser = format_parser())]
+    input_format: Option<Format>,
+    /// Draw without colour (as `--color never`; `NO_COLOR` and `TERM=dumb` do too).
+    #[arg(long)]
+    no_color: bool,
+    /// When to colour the screen.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+    /// Run the program after `--` as `lineage record` does (its standard input and output
+    /// pass through when they are not the terminal) and watch its traffic.
+    #[arg(long, requires = "command", conflicts_with = "source")]
+    record: bool,
+    /// With `--record`: the program and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
 
 #[derive(Debug, clap::Args)]
 struct CompletionsArgs {
@@ -318,6 +374,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => gen_cmd(&args).into(),
         Command::Convert(args) => convert_cmd::run(&args).into(),
         Command::Record(args) => record_cmd::run(&args).into(),
+        Command::Watch(args) => watch::run(&args).into(),
         Command::Completions(args) => completions(args.shell).into(),
         Command::Man(args) => man(args.command.as_deref()).into(),
     }

@@ -196,6 +196,20 @@ fn meta_of(path: &Path) -> Option<PathBuf> {
 /// read is left out and returned with its error. Bytes that are not UTF-8 are replaced
 /// and reported at their line (`invalid-utf8`).
 pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
+    read_lines(paths, Lines::Whole)
+}
+
+/// Which lines of a file are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lines {
+    /// All of it (a file that is complete).
+    Whole,
+    /// A `.jsonl` file up to its last line break: a line still being written (a program
+    /// appends to it) waits for the next read.
+    Complete,
+}
+
+fn read_lines(paths: &[PathBuf], lines: Lines) -> (Source, Vec<(PathBuf, String)>) {
     let mut files = Vec::with_capacity(paths.len());
     let mut utf8 = Vec::new();
     let mut errors = Vec::new();
@@ -210,7 +224,13 @@ pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
             std::fs::read(path)
         };
         let bytes = match read {
-            Ok(bytes) => bytes,
+            Ok(mut bytes) => {
+                if lines == Lines::Complete && path.extension().is_some_and(|x| x == "jsonl") {
+                    let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |k| k + 1);
+                    bytes.truncate(end);
+                }
+                bytes
+            }
             Err(e) => {
                 errors.push((path.clone(), e.to_string()));
                 continue;
@@ -262,11 +282,30 @@ pub(crate) fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// (its root id), the one a given file belongs to, or the only one. Several trees and no
 /// choice is a usage error that lists them.
 pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize), String> {
+    open_as(path, session, Several::Refuse, Lines::Whole)
+}
+
+/// What [`open_as`] does with a folder of several trees when no session is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Several {
+    /// A usage error that lists the roots.
+    Refuse,
+    /// The tree whose root file changed last (`lineage watch`: the session running now).
+    Newest,
+}
+
+/// [`open`], choosing among several trees as `several` says and reading `lines`.
+pub(crate) fn open_as(
+    path: &Path,
+    session: Option<&str>,
+    several: Several,
+    lines: Lines,
+) -> Result<(Source, usize), String> {
     let (given, next_day) = gather_parts(path)?;
     let given = with_metas(given);
     let mut paths = given.clone();
     paths.extend(next_day);
-    let (source, errors) = read(&paths);
+    let (source, errors) = read_lines(&paths, lines);
     if let Some((path, why)) = errors.first() {
         return Err(format!("{}: {why}", path.display()));
     }
@@ -304,6 +343,7 @@ pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize)
         (None, None) => match here.as_slice() {
             [only] => *only,
             [] => return Err(no_tree(path, &paths, &source)),
+            [_, ..] if several == Several::Newest => newest(&source, &here).unwrap_or_default(),
             _ => {
                 return Err(format!(
                     "this folder holds {} session trees; pick one with --session <ROOT>: {}",
@@ -314,6 +354,24 @@ pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize)
         },
     };
     Ok((source, chosen))
+}
+
+/// The stream among `here` whose root file was modified last (the first of equals).
+fn newest(source: &Source, here: &[usize]) -> Option<usize> {
+    let modified = |k: usize| {
+        let file = source.streams.get(k)?.files.first()?;
+        std::fs::metadata(source.files.get(*file)?)
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    let mut best: Option<(usize, Option<std::time::SystemTime>)> = None;
+    for &k in here {
+        let m = modified(k);
+        if best.is_none_or(|(_, b)| m > b) {
+            best = Some((k, m));
+        }
+    }
+    best.map(|(k, _)| k)
 }
 
 /// Why a folder gives no session tree. A folder of traces (files lineage reads one at a

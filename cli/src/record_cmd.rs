@@ -5,49 +5,15 @@
 //! forwarded. Signals sent to lineage go to the program; its exit code is lineage's.
 //! With `--check`, findings are printed on standard error as the records arrive.
 
+pub(crate) mod proxy;
+
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::io::Write;
 
 use lineage_core::engine::{Engine, Options};
-use lineage_core::trace::Format;
-use serde_json::Value;
 
 use crate::{Exit, RecordArgs, terminal};
-
-/// Which side wrote a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dir {
-    /// Our standard input, to the program (the client or host).
-    ToProgram,
-    /// The program's standard output.
-    FromProgram,
-}
-
-/// The `from` of each direction in `format`.
-fn side(format: Format, dir: Dir) -> &'static str {
-    let [program, peer] = format.sides().unwrap_or(["agent", "client"]);
-    match dir {
-        Dir::ToProgram => peer,
-        Dir::FromProgram => program,
-    }
-}
-
-/// The format a first line tells, as the engine's detection reads it (an object with
-/// any other `type` is taken for Claude stream-json: a program's first line may be its
-/// own kind of event).
-fn detect(line: &[u8]) -> Option<Format> {
-    let value: Value = serde_json::from_slice(line).ok()?;
-    Engine::message_format(&value).or_else(|| value.get("type").map(|_| Format::ClaudeSdk))
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+use proxy::{Dir, Read_, TraceText};
 
 pub(crate) fn run(args: &RecordArgs) -> Exit {
     let Some((program, rest)) = args.command.split_first() else {
@@ -57,26 +23,18 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
     let Some(mut trace) = Trace::open(args) else {
         return Exit::Usage;
     };
-    let mut child = match Command::new(program)
-        .args(rest)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-    {
+    let (mut child, rx) = match proxy::spawn(program, rest, proxy::FORWARD) {
         Ok(c) => c,
         Err(e) => {
             trace.discard();
             terminal::warn(&format!(
                 "error: cannot run `{program}`: {e}; no trace was written"
             ));
-            return cannot_run(&e);
+            return proxy::cannot_run(&e);
         }
     };
     trace.start();
-    forward_signals(&child);
-    let (tx, rx) = mpsc::channel::<Read_>();
-    start_pumps(&mut child, tx);
+    proxy::forward_signals(&child);
     let mut writer = Writer::new(args);
     let mut write = |read: Read_| {
         if let Read_::Line(dir, line, at) = read {
@@ -96,7 +54,7 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
         write(read);
     }
     writer.finish();
-    let exit = exit_of(status);
+    let exit = proxy::exit_of(status);
     match trace.failed {
         None => exit,
         Some((why, lost)) => {
@@ -117,16 +75,6 @@ fn code_of(exit: &Exit) -> u8 {
         Exit::Findings => 1,
         Exit::Usage => 2,
         Exit::Code(code) => *code,
-    }
-}
-
-/// The exit code of a program that could not be started, as a shell's: 127 when it does
-/// not exist, 126 when it cannot be executed, 2 otherwise.
-fn cannot_run(e: &std::io::Error) -> Exit {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => Exit::Code(127),
-        std::io::ErrorKind::PermissionDenied => Exit::Code(126),
-        _ => Exit::Usage,
     }
 }
 
@@ -193,114 +141,10 @@ impl Trace {
     }
 }
 
-/// What a pump read.
-#[derive(Debug, PartialEq, Eq)]
-enum Read_ {
-    /// A line (with its newline, if it had one) and when it was read.
-    Line(Dir, Vec<u8>, u64),
-    /// The program closed its standard output.
-    ProgramClosed,
-}
-
-/// The program's exit code as lineage's (128 + the signal's number when it was killed).
-fn exit_of(status: std::io::Result<std::process::ExitStatus>) -> Exit {
-    let Ok(status) = status else {
-        return Exit::Usage;
-    };
-    if let Some(code) = status.code() {
-        return Exit::Code(u8::try_from(code).unwrap_or(1));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return Exit::Code(u8::try_from(128 + signal).unwrap_or(1));
-        }
-    }
-    Exit::Code(1)
-}
-
-/// Threads copying our stdin to the program and the program's stdout to ours, byte for
-/// byte, and sending every complete line (and a last unterminated one) to be recorded.
-fn start_pumps(child: &mut Child, tx: mpsc::Sender<Read_>) {
-    if let Some(stdin) = child.stdin.take() {
-        let tx = tx.clone();
-        std::thread::spawn(move || pump_to_program(stdin, &tx));
-    }
-    match child.stdout.take() {
-        Some(stdout) => {
-            std::thread::spawn(move || {
-                let mut out = std::io::stdout().lock();
-                pump(BufReader::new(stdout), &mut out, Dir::FromProgram, &tx);
-                let _ = tx.send(Read_::ProgramClosed);
-            });
-        }
-        None => {
-            let _ = tx.send(Read_::ProgramClosed);
-        }
-    }
-}
-
-fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::Sender<Read_>) {
-    let input = std::io::stdin().lock();
-    pump(BufReader::new(input), &mut stdin, Dir::ToProgram, tx);
-    // Our input ended: so does the program's.
-    drop(stdin);
-}
-
-/// Copies `from` to `to` line by line, unchanged, flushing each line, and reports each.
-fn pump(mut from: impl BufRead, to: &mut impl Write, dir: Dir, tx: &mpsc::Sender<Read_>) {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match from.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let at = now_ms();
-        let forwarded = to.write_all(&line).and_then(|()| to.flush());
-        let _ = tx.send(Read_::Line(dir, line.clone(), at));
-        if forwarded.is_err() {
-            // The other end is gone: keep recording what we read, forward nothing more.
-            let mut rest = Vec::new();
-            let _ = from.read_to_end(&mut rest);
-            if !rest.is_empty() {
-                let _ = tx.send(Read_::Line(dir, rest, now_ms()));
-            }
-            return;
-        }
-    }
-}
-
-/// Sends SIGINT, SIGTERM, SIGHUP and SIGQUIT received by lineage on to the program.
-#[cfg(unix)]
-fn forward_signals(child: &Child) {
-    use nix::sys::signal::{Signal, kill};
-    use nix::unistd::Pid;
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let Ok(pid) = i32::try_from(child.id()) else {
-        return;
-    };
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])
-    else {
-        return;
-    };
-    std::thread::spawn(move || {
-        for number in signals.forever() {
-            if let Ok(signal) = Signal::try_from(number) {
-                let _ = kill(Pid::from_raw(pid), signal);
-            }
-        }
-    });
-}
-
-#[cfg(not(unix))]
-fn forward_signals(_child: &Child) {}
-
 /// Writes the trace: the header at the first record (once the format is known), then
 /// one flushed record per line; with `--check`, the engine reads each record too.
 struct Writer {
-    format: Option<Format>,
+    text: TraceText,
     line: usize,
     check: Option<Engine>,
     path: String,
@@ -311,7 +155,7 @@ struct Writer {
 impl Writer {
     fn new(args: &RecordArgs) -> Self {
         Self {
-            format: args.format,
+            text: TraceText::new(args.format),
             line: 0,
             check: args.check.then(|| Engine::new(Options::default())),
             path: args.output.display().to_string(),
@@ -320,38 +164,9 @@ impl Writer {
     }
 
     fn record(&mut self, file: &mut File, dir: Dir, bytes: &[u8], at: u64) -> std::io::Result<()> {
-        let text = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        if text.iter().all(u8::is_ascii_whitespace) {
+        let Some(out) = self.text.lines(dir, bytes, at) else {
             return Ok(());
-        }
-        let format = match self.format {
-            Some(f) => f,
-            None => {
-                let f = detect(text).unwrap_or(Format::Acp);
-                self.format = Some(f);
-                f
-            }
         };
-        let mut out = String::new();
-        if self.line == 0 {
-            out.push_str(&format!(
-                "{{\"lineage\":\"trace\",\"format\":\"{format}\",\"version\":1}}\n"
-            ));
-        }
-        // A JSON line is kept as it was written (byte for byte); one that is not JSON is
-        // kept as a string, so replay reports it at its line.
-        let message = match (
-            serde_json::from_slice::<Value>(text),
-            std::str::from_utf8(text),
-        ) {
-            (Ok(_), Ok(json)) => json.to_owned(),
-            _ => Value::String(String::from_utf8_lossy(text).into_owned()).to_string(),
-        };
-        out.push_str(&format!(
-            "{{\"from\":\"{}\",\"message\":{message},\"at\":{at}}}\n",
-            side(format, dir)
-        ));
         file.write_all(out.as_bytes())?;
         file.flush()?;
         for line in out.lines() {

@@ -44,9 +44,21 @@ pub(crate) fn colors(when: crate::ColorWhen) -> bool {
         crate::ColorWhen::Always => true,
         crate::ColorWhen::Never => false,
         crate::ColorWhen::Auto => {
+            colors_on_terminal(when) && io::IsTerminal::is_terminal(&io::stdout())
+        }
+    }
+}
+
+/// Whether a screen drawn on a terminal gets colour (`lineage watch`, which always
+/// draws on one): as [`colors`], without asking whether standard output is a terminal.
+pub(crate) fn colors_on_terminal(when: crate::ColorWhen) -> bool {
+    match when {
+        crate::ColorWhen::Always => true,
+        crate::ColorWhen::Never => false,
+        crate::ColorWhen::Auto => {
             let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
             let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-            !no_color && !dumb && io::IsTerminal::is_terminal(&io::stdout())
+            !no_color && !dumb
         }
     }
 }

@@ -155,7 +155,9 @@ fn subcommands() -> Vec<String> {
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .filter(|name| name != "help")
         .collect();
-    for expected in ["replay", "check", "rules", "convert", "record", "gen"] {
+    for expected in [
+        "replay", "check", "rules", "convert", "record", "watch", "gen",
+    ] {
         assert!(list.iter().any(|c| c == expected), "{expected} in {list:?}");
     }
     list
@@ -241,12 +243,14 @@ fn man_is_a_roff_page_naming_every_command_with_its_exit_status() {
     assert!(check.contains("\\-\\-color"), "{check}");
     let record = String::from_utf8(lineage(&["man", "record"]).stdout).unwrap();
     assert!(record.contains("128+S when signal S ended it"), "{record}");
+    let watch = String::from_utf8(lineage(&["man", "watch"]).stdout).unwrap();
+    assert!(watch.contains("\\-\\-record"), "{watch}");
 
     let bad = lineage(&["man", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
-        "error: `nope` is not a lineage command (one of: replay, check, rules, gen, convert, record, completions, man)\n"
+        "error: `nope` is not a lineage command (one of: replay, check, rules, gen, convert, record, watch, completions, man)\n"
     );
 
     // `man` renders it without a warning, when man is installed.
@@ -254,6 +258,7 @@ fn man_is_a_roff_page_naming_every_command_with_its_exit_status() {
         ("lineage", &page),
         ("lineage check", &check),
         ("lineage record", &record),
+        ("lineage watch", &watch),
     ] {
         let Some(rendered) = render_with_man(roff) else {
             return;
