@@ -15,6 +15,8 @@
 mod agent_side;
 mod mirror;
 mod requests;
+#[cfg(test)]
+mod requests_tests;
 mod updates;
 
 use std::collections::{BTreeMap, BTreeSet};
