@@ -238,17 +238,17 @@ fn usage_errors_and_unreadable_paths_exit_two() {
 
 #[test]
 fn an_untellable_trace_is_a_usage_error_that_says_which_lines_and_why() {
-    let recording = write_trace(
-        "adapter-recording.jsonl",
-        "{\"kind\":\"request\",\"method\":\"initialize\",\"payload\":{}}\n\
-         {\"kind\":\"notification\",\"method\":\"session/update\",\"payload\":{}}\n",
+    let untellable = write_trace(
+        "extension-methods.jsonl",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"_x/ping\",\"params\":{}}\n\
+         {\"jsonrpc\":\"2.0\",\"method\":\"_x/ping\",\"params\":{}}\n",
     );
     for command in ["check", "replay"] {
-        let out = lineage(&[command, recording.to_str().unwrap()]);
+        let out = lineage(&[command, untellable.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "{command}");
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(
-            said.contains("lines 1, 2: looks like an ACP adapter's test recording"),
+            said.contains("lines 1, 2: method `_x/ping` is in neither"),
             "{command}: {said}"
         );
     }

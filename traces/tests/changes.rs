@@ -227,7 +227,7 @@ fn check_acp_text(name: &str, text: &str) {
 fn folding_the_changes_of_every_acp_trace_rebuilds_its_client_view() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["acp", "real/claude-agent-acp", "real/codex-acp"] {
+    for dir in ["acp", "real/claude-agent-acp", "real/codex-acp", "adapters"] {
         corpus_files(&root.join(dir), &mut files);
     }
     // The ACP conductor's own trace of a real run (the hop to the Agent is read).

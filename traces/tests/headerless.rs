@@ -6,8 +6,9 @@
 //!   `initialize` carries `clientInfo` and no `protocolVersion`, and its methods are
 //!   `thread/*`, `turn/*`, `item/*`. None of these headers names a `rootThreadId`, so the
 //!   root comes from the first `thread/start` response either way; the test checks that.
-//! - An ACP adapter's test recording (`{kind, method, payload}` lines) is a located usage
-//!   error that names the shape, not an empty tree.
+//! - An ACP adapter's test recording (`{kind, method, payload}` lines) is told `acp` and
+//!   read as an Agent-side source, with or without `--input-format acp`, not as an
+//!   empty Codex tree.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -77,32 +78,39 @@ fn every_real_codex_trace_gives_the_same_tree_without_its_header() {
     }
 }
 
-/// An ACP adapter's own test recording: one object a line with the message's kind, its
-/// method and its payload, but neither JSON-RPC's `id` nor lineage's `from`.
-const ADAPTER_RECORDING: &str = r#"{"kind":"request","method":"initialize","payload":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}}
-{"kind":"response","method":"initialize","payload":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}
-{"kind":"request","method":"session/new","payload":{"cwd":"/tmp","mcpServers":[]}}
+/// An ACP adapter's own test recording (claude-agent-acp's `__snapshots__/v2/` shape):
+/// one object a line with the Agent message's kind, its method and its payload, but
+/// neither JSON-RPC's `id` nor lineage's `from`.
+const ADAPTER_RECORDING: &str = r#"{"kind":"response","method":"initialize","payload":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}
 {"kind":"response","method":"session/new","payload":{"sessionId":"S1"}}
-{"kind":"notification","method":"session/update","payload":{"sessionId":"S1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}
+{"kind":"notification","method":"session/update","payload":{"sessionId":"S1","update":{"sessionUpdate":"subagent_update","sessionId":"C1","title":"child","state":{"state":"running"}}}}
+{"kind":"notification","method":"session/update","payload":{"sessionId":"C1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}
+{"kind":"request","method":"session/request_permission","payload":{"sessionId":"C1","toolCall":{"toolCallId":"t1"},"options":[]}}
 "#;
 
 #[test]
-fn an_acp_adapter_test_recording_is_a_located_usage_error_naming_its_shape() {
-    let error = replay(ADAPTER_RECORDING, &Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(error.starts_with("cannot tell the trace format"), "{error}");
-    assert!(error.contains("lines 1, 2, 3"), "located: {error}");
-    assert!(
-        error.contains("ACP adapter's test recording (`kind`/`method`/`payload`)"),
-        "names the shape: {error}"
-    );
-    assert!(error.contains("--input-format"), "{error}");
-}
-
-#[test]
-fn an_adapter_recording_under_a_declared_format_is_malformed_at_each_line() {
-    let replayed = replay(
+fn an_acp_adapter_test_recording_is_read_as_an_agent_side_acp_source() {
+    let replayed = replay(ADAPTER_RECORDING, &Options::default()).unwrap();
+    assert_eq!(replayed.format, Format::Acp);
+    let view = json(&replayed);
+    let sessions: Vec<(&str, &Value)> = view["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap(), &s["parent"]))
+        .collect();
+    assert_eq!(sessions, [("S1", &Value::Null), ("C1", &json!("S1"))]);
+    // What the source lacks is said once; the permission request left unanswered is
+    // the recording's nature, not the Client's fault.
+    let rules: Vec<(u64, &str)> = view["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["line"].as_u64().unwrap(), d["rule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rules, [(1, Code::NativeSourceLimits.as_str())]);
+    // `--input-format acp` reads it the same.
+    let forced = replay(
         ADAPTER_RECORDING,
         &Options {
             format: Some(Format::Acp),
@@ -110,12 +118,5 @@ fn an_adapter_recording_under_a_declared_format_is_malformed_at_each_line() {
         },
     )
     .unwrap();
-    let lines: Vec<usize> = replayed
-        .findings
-        .iter()
-        .filter(|f| f.rule == Code::MalformedRecord)
-        .filter(|f| f.message.contains("test recording"))
-        .map(|f| f.line)
-        .collect();
-    assert_eq!(lines, [1, 2, 3, 4, 5], "{:?}", replayed.findings);
+    assert_eq!(json(&forced), view);
 }

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod project;
+pub(crate) mod recording;
 pub mod render;
 pub mod rules;
 pub mod view;

@@ -7,7 +7,9 @@
 //!   codex-app-server, `agent`/`transport` ⇒ acp; `client` ⇒ by its message's method, as
 //!   below. An ACP conductor event ⇒ acp.
 //! - A message without the envelope, as the program wrote it: a `type` of Claude Code's
-//!   stream-json ⇒ claude-sdk; a JSON-RPC message ⇒ by its method, as below.
+//!   stream-json ⇒ claude-sdk; a JSON-RPC message ⇒ by its method, as below; a line of
+//!   an ACP adapter's own test recording (`{kind, payload}`, `{direction, method,
+//!   params}`) ⇒ acp, read as an Agent-side-only source.
 //! - Methods: ACP's are `session/*`, `terminal/*`, `elicitation/*`, `authenticate`,
 //!   `fs/read_text_file`, `fs/write_text_file`; Codex app-server's are its namespaces
 //!   (`thread/*`, `turn/*`, `item/*`, `account/*`, `config/*`, `mcpServer/*`, …), its
@@ -16,16 +18,17 @@
 //!   `clientCapabilities`, Codex's `clientInfo` and no `protocolVersion`).
 //!
 //! `"jsonrpc"` tells nothing (Codex clients send it too), and neither does a response,
-//! an extension method, an `initialize` whose params say neither, or an ACP adapter's
-//! test recording (`{kind, method, payload}`): such a line is held, with why, until a
-//! later record tells. Never: applies a record or guesses past [`HOLD_LIMIT`] records;
-//! when none told, the error lists the lines read and why each told nothing.
+//! an extension method or an `initialize` whose params say neither: such a line is
+//! held, with why, until a later record tells. Never: applies a record or guesses past
+//! [`HOLD_LIMIT`] records; when none told, the error lists the lines read and why each
+//! told nothing.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
 use super::{EngineError, Untold};
+use crate::acp::recording;
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
 
@@ -49,14 +52,7 @@ pub(super) enum Why {
     Method(String),
     /// A `type` that is not a Claude Code stream-json message.
     Type(String),
-    /// An ACP adapter's test recording (`{kind, method, payload}`).
-    AdapterRecording,
 }
-
-/// What an adapter recording line is, for the detector's error and a malformed line.
-pub(super) const ADAPTER_RECORDING: &str = "looks like an ACP adapter's test recording \
-    (`kind`/`method`/`payload`); lineage reads JSON-RPC messages, with or without its \
-    `{from, message}` envelope";
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,7 +73,6 @@ impl fmt::Display for Why {
                 "method `{m}` is in neither ACP's nor Codex app-server's vocabulary"
             ),
             Why::Type(t) => write!(f, "`type` `{t}` is not a Claude Code stream-json message"),
-            Why::AdapterRecording => f.write_str(ADAPTER_RECORDING),
         }
     }
 }
@@ -115,8 +110,8 @@ pub(super) fn from_record(from: &str, message: &Value) -> Result<Format, Why> {
 
 /// The format a message without lineage's envelope tells, or why it tells none.
 pub(super) fn unenveloped(obj: &Map<String, Value>) -> Result<Format, Why> {
-    if is_adapter_recording(obj) {
-        return Err(Why::AdapterRecording);
+    if recording::is_line(obj) {
+        return Ok(Format::Acp);
     }
     match obj.get("type") {
         Some(Value::String(kind)) if CLAUDE_TYPES.contains(&kind.as_str()) => Ok(Format::ClaudeSdk),
@@ -132,16 +127,6 @@ pub(super) fn has_claude_type(obj: &Map<String, Value>) -> bool {
     obj.get("type")
         .and_then(Value::as_str)
         .is_some_and(|kind| CLAUDE_TYPES.contains(&kind))
-}
-
-/// Is this object an ACP adapter's test recording line (`{kind, method, payload}`), which
-/// has neither JSON-RPC's `jsonrpc`/`id` nor lineage's `from`?
-pub(super) fn is_adapter_recording(obj: &Map<String, Value>) -> bool {
-    obj.contains_key("kind")
-        && obj.contains_key("payload")
-        && !["jsonrpc", "id", "from", "message", "type"]
-            .iter()
-            .any(|k| obj.contains_key(*k))
 }
 
 /// A JSON-RPC message or batch: the first element whose method tells.

@@ -41,6 +41,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::acp::recording;
 use crate::acp::rules::Checker;
 use crate::acp::view::{Head, View, ViewOptions};
 pub use crate::output::Output;
@@ -884,7 +885,8 @@ impl Engine {
     }
 
     /// One line of an `acp` trace: a conductor event or an unenveloped message becomes the
-    /// record it carries; its `at` is stamped, then the checker reads it (and keeps its
+    /// record it carries (a line of an ACP adapter's test recording, the Agent message it
+    /// records); its `at` is stamped, then the checker reads it (and keeps its
     /// own findings).
     fn acp_line(&mut self, line: usize, text: &str) -> Output {
         let mut out = Output::default();
@@ -908,9 +910,10 @@ impl Engine {
                             return out;
                         }
                     }
-                } else if value.as_object().is_some_and(detect::is_adapter_recording) {
-                    let why = detect::ADAPTER_RECORDING;
-                    checker.malformed(line, format!("not a valid acp record: {why}"));
+                } else if let Some(obj) = value.as_object().filter(|o| recording::is_line(o)) {
+                    // An ACP adapter's test recording: the Agent's messages only.
+                    checker.push_recorded(line, obj);
+                    out.changes = view_changes(checker, &mut self.acp_head);
                     return out;
                 } else {
                     value

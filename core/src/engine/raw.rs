@@ -35,7 +35,7 @@ pub(super) fn is_message_of(format: Format, value: &Value) -> bool {
     // Lineage's canonical record is `{event, at}`; a Claude `stream_event` (partial
     // messages) also has a top-level `event`, but with its stream-json `type`.
     let canonical = obj.contains_key("event") && !super::detect::has_claude_type(obj);
-    if obj.contains_key("from") || canonical || super::detect::is_adapter_recording(obj) {
+    if obj.contains_key("from") || canonical || crate::acp::recording::is_line(obj) {
         return false;
     }
     match format {

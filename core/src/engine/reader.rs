@@ -102,16 +102,8 @@ pub(super) enum Declared {
 }
 
 /// The `malformed-record` finding of a line its format rejects; when a header or the
-/// options declared that format and the line looks like a record of another, says so,
-/// and names an ACP adapter's test recording for what it is.
+/// options declared that format and the line looks like a record of another, says so.
 pub(super) fn malformed(line: usize, e: &RecordError, declared: Declared, text: &str) -> Finding {
-    let value = crate::trace::parse_line::<serde_json::Value>(text, Format::Canonical).ok();
-    if let Some(obj) = value.as_ref().and_then(|(v, _)| v.as_object())
-        && detect::is_adapter_recording(obj)
-    {
-        let message = format!("{e}; {}", detect::ADAPTER_RECORDING);
-        return Finding::new(line, Code::MalformedRecord, message);
-    }
     malformed_as(line, e, declared, detect::from_line(text).ok())
 }
 

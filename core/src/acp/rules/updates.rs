@@ -68,7 +68,7 @@ impl Checker {
         if batch.active {
             batch.borne.push(id.into());
         }
-        if self.view.routable(id) {
+        if self.view.routable(id) || (self.agent_side_only() && !self.view.is_child(id)) {
             return;
         }
         let message = if self.view.is_child(id) {

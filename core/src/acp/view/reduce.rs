@@ -578,6 +578,21 @@ impl View {
         }
     }
 
+    /// An Agent-side-only source names the method a response answers and holds no
+    /// request: the Client's request `id` of `method` stands pending for it, and nothing
+    /// else of the Client's (no params, no connection or load of its own).
+    pub(crate) fn expect_response(&mut self, line: usize, id: RpcId, method: &str) {
+        self.add_pending(Pending {
+            line,
+            from: Side::Client,
+            id,
+            method: method.into(),
+            session: None,
+            tool_call: None,
+            replay: false,
+        });
+    }
+
     /// Registers a pending request (replacing, and unindexing, one with the same id).
     fn add_pending(&mut self, request: Pending) {
         let key = (request.from, request.id.clone());

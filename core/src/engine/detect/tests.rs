@@ -106,9 +106,34 @@ fn unenveloped_lines_are_told_by_type_or_method() {
         told(json!({"method":"turn/started","params":{}})),
         Ok(Format::CodexAppServer)
     );
+}
+
+/// The ACP adapters' own test recordings tell `acp` from their first line, whatever
+/// method it names (a codex-acp `codexResponse` names a Codex app-server method).
+#[test]
+fn each_shape_of_an_acp_adapter_recording_tells_acp() {
+    let told = |v: Value| from_line(&v.to_string());
+    for line in [
+        // claude-agent-acp, __snapshots__/v2
+        json!({"kind":"response","method":"initialize","payload":{"protocolVersion":2}}),
+        json!({"kind":"notification","method":"session/update","payload":{"sessionId":"<session>","update":{}}}),
+        json!({"kind":"request","method":"session/request_permission","payload":{"sessionId":"<session>"}}),
+        // claude-agent-acp, __snapshots__/air
+        json!({"kind":"sessionUpdate","payload":{"sessionId":"<session>","update":{}}}),
+        json!({"kind":"promptResponse","payload":{"stopReason":"end_turn"}}),
+        // codex-acp, src/__tests__/scenarios/data
+        json!({"direction":"response","method":"initialize","params":{"protocolVersion":1}}),
+        json!({"direction":"notify","method":"session/update","params":{"sessionId":"session-1"}}),
+        json!({"direction":"codexResponse","method":"item/commandExecution/requestApproval","params":{}}),
+    ] {
+        assert_eq!(told(line.clone()), Ok(Format::Acp), "{line}");
+        let obj = line.as_object().unwrap();
+        assert_eq!(super::unenveloped(obj), Ok(Format::Acp), "{line}");
+    }
+    // A JSON-RPC message with a `kind` of its own is not a recording line.
     assert_eq!(
-        told(json!({"kind":"request","method":"session/new","payload":{"cwd":"/"}})),
-        Err(Why::AdapterRecording)
+        told(json!({"jsonrpc":"2.0","id":1,"kind":"x","payload":{},"method":"thread/start"})),
+        Ok(Format::CodexAppServer)
     );
 }
 
@@ -130,9 +155,9 @@ fn responses_only_prefixes_are_held_until_a_request_tells() {
 fn a_trace_that_never_tells_is_a_located_usage_error() {
     let mut e = Engine::new(Options::default());
     let lines = [
-        r#"{"kind":"request","method":"initialize","payload":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"_x/ping","params":{}}"#,
         r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"result":{}}}"#,
-        r#"{"kind":"notification","method":"session/update","payload":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"_x/ping","params":{}}"#,
     ];
     for line in lines {
         assert!(e.push_line(line).is_ok());
@@ -151,7 +176,7 @@ fn a_trace_that_never_tells_is_a_located_usage_error() {
     let text = error.to_string();
     assert!(text.starts_with(crate::engine::UNKNOWN_FORMAT), "{text}");
     assert!(
-        text.contains("lines 1, 3: looks like an ACP adapter's test recording"),
+        text.contains("lines 1, 3: method `_x/ping` is in neither"),
         "{text}"
     );
     assert!(text.contains("line 2: a JSON-RPC response"), "{text}");

@@ -1,0 +1,77 @@
+//! Agent-side-only sources: an ACP adapter's own test recording holds the messages the
+//! Agent sent and none of the Client's.
+//!
+//! Owns: reading such a source's lines ([`crate::acp::recording`] translates each into
+//! the Agent's JSON-RPC message), and the one note saying what the source lacks. A
+//! response is paired with the Client method the line names (the view stands that
+//! request pending for it, and nothing else of the Client's), so every response rule
+//! and the view's reading of results apply as on the wire.
+//! Never: reports what only the Client's messages would tell: the Agent's requests are
+//! never answered in such a source (no `child-request-unanswered`,
+//! `permission-left-pending` or unanswered `elicitation-not-cancelled` at its end), and a
+//! session that is not a child may have been set up by a Client `session/load` or
+//! `session/resume` the source does not hold (`traffic-before-announce` holds an Agent to
+//! its announcements of children only). Rules that need the Client's `initialize`, its
+//! cancels or a replay window's request find none and stay silent by themselves.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::Checker;
+use crate::acp::recording::{self, Recorded};
+use crate::acp::wire::RpcId;
+use crate::finding::Code;
+
+/// What the note says an Agent-side-only source lacks.
+pub(crate) const LIMITS: &str = "an ACP adapter's test recording holds only the Agent's messages: each response answers the method its line names; the rules that need the Client's messages are not checked (its `initialize` capabilities, its cancels, its `session/load`/`session/resume` requests and their replay windows, its answers: no request is reported unanswered), and `traffic-before-announce` holds the Agent to its announcements of children only (a root may have been set up by a request the recording lacks); every other rule applies";
+
+/// The state of an Agent-side-only source (the checker has one once such a line came).
+#[derive(Debug, Clone, Default)]
+pub(super) struct AgentSide {
+    /// What was skipped, each said once.
+    skipped: BTreeSet<String>,
+}
+
+impl Checker {
+    /// One line of an ACP adapter's test recording (an object [`recording::is_line`]
+    /// accepts): the first says what such a source lacks, once; the Agent message it
+    /// records is then checked as if the Agent had sent it, at this line.
+    pub(crate) fn push_recorded(&mut self, line: usize, obj: &Map<String, Value>) {
+        if self.agent_side.is_none() {
+            self.agent_side = Some(AgentSide::default());
+            self.report(line, Code::NativeSourceLimits, LIMITS.into());
+        }
+        match recording::translate(line, obj) {
+            Ok(Recorded::Message { answers, message }) => {
+                if let Some(method) = answers {
+                    let id = RpcId::Int(i64::try_from(line).unwrap_or(i64::MAX));
+                    self.view.expect_response(line, id, &method);
+                }
+                self.push_message(line, "agent", &message);
+            }
+            Ok(Recorded::Skipped(what)) => {
+                let first = self
+                    .agent_side
+                    .as_mut()
+                    .is_some_and(|side| side.skipped.insert(what.clone()));
+                if first {
+                    self.report(
+                        line,
+                        Code::NativeRecordSkipped,
+                        format!("{what}: not a message the Agent sent over ACP, not checked (this one and any later one like it)"),
+                    );
+                }
+            }
+            Err(reason) => self.malformed(
+                line,
+                format!("not a valid ACP adapter recording line: {reason}"),
+            ),
+        }
+    }
+
+    /// Is this an Agent-side-only source?
+    pub(super) fn agent_side_only(&self) -> bool {
+        self.agent_side.is_some()
+    }
+}

@@ -1,0 +1,149 @@
+//! The ACP adapters' own test recordings (`traces/adapters/`, see its `SOURCE.md`):
+//! claude-agent-acp's `__snapshots__/{v2,air}/` and codex-acp's
+//! `src/__tests__/scenarios/data/`, copied as they are (no header). Each is told `acp`
+//! from its content and read as an Agent-side source; the findings it must give are
+//! listed below, each with the sentence of the Subagent Sessions RFD it enforces (the
+//! same list is in `SPEC_COVERAGE.md`). Every file of the folder must be listed, and the
+//! checker (transcripts off) and the replay (transcripts on) must agree.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::{Path, PathBuf};
+
+use lineage_core::replay::{Finding, Options, check, replay};
+use lineage_core::trace::Format;
+
+/// Said once per recording: what an Agent-side source lacks (not a finding against the
+/// adapter).
+const LIMITS: &str = "1:native-source-limits";
+
+/// "There is no Agent-side capability." (note: the adapter advertises
+/// `sessionCapabilities.subagents` in its `initialize` result.)
+const OWN_CAPABILITY: &str = "1:agent-subagent-capability";
+
+/// Every recording and the findings it must give (`line:rule`, in line order).
+const EXPECTED: &[(&str, &[&str])] = &[
+    (
+        "claude-agent-acp/air/session-setup.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
+    ),
+    (
+        "claude-agent-acp/air/subagent-late-child-update.jsonl",
+        &[LIMITS],
+    ),
+    (
+        "claude-agent-acp/air/subagent-native-sessions.jsonl",
+        &[LIMITS],
+    ),
+    ("claude-agent-acp/air/subagent-nested.jsonl", &[LIMITS]),
+    ("claude-agent-acp/v2/read.jsonl", &[LIMITS]),
+    ("claude-agent-acp/v2/session-load-replay.jsonl", &[LIMITS]),
+    (
+        "claude-agent-acp/v2/subagent-native-sessions.jsonl",
+        &[LIMITS],
+    ),
+    // `codexResponse` lines are the adapter's answers to the Codex app-server: skipped,
+    // said once.
+    (
+        "codex-acp/air/command-approval.jsonl",
+        &[LIMITS, OWN_CAPABILITY, "7:native-record-skipped"],
+    ),
+    // The earlier drafts' `subagent_spawned` (fields `subagentSessionId`, `name`,
+    // `task`) and `subagent_state_update` with state `completed`: the RFD's shapes are
+    // `subagent_update` with `sessionId`, `title`, `description` and a `state` object
+    // whose `state` is `running`, `requires_action`, `unknown` or `idle`.
+    (
+        "codex-acp/air/native-subagent-session.jsonl",
+        &[
+            LIMITS,
+            OWN_CAPABILITY,
+            "3:legacy-draft-shape",
+            "10:legacy-draft-shape",
+        ],
+    ),
+    (
+        "codex-acp/air/nested-subagent-session.jsonl",
+        &[
+            LIMITS,
+            OWN_CAPABILITY,
+            "3:legacy-draft-shape",
+            "4:legacy-draft-shape",
+            "8:legacy-draft-shape",
+            "9:legacy-draft-shape",
+        ],
+    ),
+    (
+        "codex-acp/baseline/plain/subagent-activity.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
+    ),
+    (
+        "codex-acp/baseline/zed/background-terminal.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
+    ),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters")
+}
+
+/// Every `*.jsonl` under `traces/adapters/`, relative, sorted.
+fn recordings() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                let rel = path.strip_prefix(root()).unwrap();
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn located(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{}:{}", f.line, f.rule.as_str()))
+        .collect()
+}
+
+#[test]
+fn every_adapter_recording_gives_only_the_findings_the_rfd_justifies() {
+    let listed: Vec<&str> = EXPECTED.iter().map(|(file, _)| *file).collect();
+    assert_eq!(
+        recordings(),
+        listed,
+        "every recording is listed, in name order"
+    );
+    let mut failures = Vec::new();
+    for (file, want) in EXPECTED {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let checked = check(&text, None).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let replayed = replay(&text, &Options::default()).unwrap();
+        assert_eq!(checked.format, Format::Acp, "{file}");
+        let got = located(&checked.findings);
+        if got != *want {
+            failures.push(format!("{file}: expected {want:?}, got {got:?}"));
+        }
+        if located(&replayed.findings) != got {
+            failures.push(format!("{file}: the replay and the check disagree"));
+        }
+        let forced = Options {
+            format: Some(Format::Acp),
+            ..Options::default()
+        };
+        if located(&replay(&text, &forced).unwrap().findings) != got {
+            failures.push(format!("{file}: `--input-format acp` reads it otherwise"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
