@@ -16,6 +16,8 @@ mod check_cmd;
 mod convert_cmd;
 mod input;
 mod native_source;
+mod otlp_cmd;
+mod otlp_http;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
@@ -118,9 +120,9 @@ struct ConvertArgs {
     /// The trace file (JSONL), `-` for standard input, or a native source (a folder, a
     /// rollout, a transcript, a Zed ACP log).
     trace: std::path::PathBuf,
-    /// The stream to write.
-    #[arg(long, value_enum)]
-    to: ConvertTarget,
+    /// The stream to write (optional with `--otlp-endpoint`, which sends the OTLP export).
+    #[arg(long, value_enum, required_unless_present = "otlp_endpoint")]
+    to: Option<ConvertTarget>,
     /// v1: whether the Client advertises `subagents` (without it children are flattened
     /// into the root session).
     #[arg(long, value_enum, default_value_t = ClientCaps::Subagents)]
@@ -142,6 +144,10 @@ struct ConvertArgs {
     /// Write here instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+    /// POST the OTLP export (OTLP/HTTP JSON) to this collector URL (a URL without a
+    /// path gets `/v1/traces`); with `--to`, only `otlp-json`.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -152,6 +158,8 @@ enum ConvertTarget {
     AcpV2,
     /// The canonical events the input normalizes to (a `canonical` trace).
     Canonical,
+    /// OpenTelemetry traces (OTLP/JSON `ExportTraceServiceRequest`, GenAI agent spans).
+    OtlpJson,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
