@@ -8,7 +8,12 @@
 //! session's span hangs under its parent's. The export is deterministic, every key it
 //! writes is in the mapping table, and `docs/otel.md` lists every row of the table.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
