@@ -110,6 +110,10 @@ struct RecordArgs {
     /// Print findings on standard error as the messages arrive.
     #[arg(long)]
     check: bool,
+    /// Send OpenTelemetry spans (OTLP/HTTP JSON) to this collector URL as turns settle
+    /// (a URL without a path gets `/v1/traces`).
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
