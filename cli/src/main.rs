@@ -114,6 +114,9 @@ struct RecordArgs {
     /// (a URL without a path gets `/v1/traces`).
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// How `--otlp-endpoint` encodes the spans.
+    #[arg(long, value_enum, default_value_t = otlp_http::Protocol::Json, requires = "otlp_endpoint")]
+    otlp_protocol: otlp_http::Protocol,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -152,6 +155,9 @@ struct ConvertArgs {
     /// path gets `/v1/traces`); with `--to`, only `otlp-json`.
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// How `--otlp-endpoint` encodes the export.
+    #[arg(long, value_enum, default_value_t = otlp_http::Protocol::Json, requires = "otlp_endpoint")]
+    otlp_protocol: otlp_http::Protocol,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

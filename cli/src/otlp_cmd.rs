@@ -34,7 +34,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
         return Exit::Usage;
     }
     if let Some(endpoint) = &args.otlp_endpoint
-        && let Err(e) = otlp_http::post(endpoint, &text)
+        && let Err(e) = otlp_http::post(endpoint, &text, args.otlp_protocol)
     {
         terminal::warn(&format!("error: {e}"));
         return Exit::Usage;

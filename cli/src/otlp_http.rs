@@ -1,7 +1,10 @@
-//! OTLP/HTTP export: one JSON `ExportTraceServiceRequest` POSTed to a collector
-//! (`Content-Type: application/json`), with a bounded retry on what the OTLP
-//! specification calls retryable (no connection, 429, 502, 503, 504), and an error that
-//! names the endpoint and the last answer otherwise.
+//! OTLP/HTTP export: one `ExportTraceServiceRequest` POSTed to a collector, as JSON
+//! (`Content-Type: application/json`, the default) or as protobuf
+//! (`application/x-protobuf`, for collectors that take only that, such as Arize
+//! Phoenix: the JSON is read into the official `opentelemetry-proto` types and encoded
+//! by them), with a bounded retry on what the OTLP specification calls retryable (no
+//! connection, 429, 502, 503, 504), and an error that names the endpoint and the last
+//! answer otherwise.
 
 use std::time::Duration;
 
@@ -24,9 +27,39 @@ pub(crate) fn traces_url(endpoint: &str) -> String {
     }
 }
 
-/// Sends `body` to `endpoint`; `Err` says why it was not accepted.
-pub(crate) fn post(endpoint: &str, body: &str) -> Result<(), String> {
+/// The OTLP/HTTP encoding (`--otlp-protocol`, named as `OTEL_EXPORTER_OTLP_PROTOCOL`
+/// names them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Protocol {
+    /// `application/json`.
+    #[value(name = "http/json")]
+    Json,
+    /// `application/x-protobuf`.
+    #[value(name = "http/protobuf")]
+    Protobuf,
+}
+
+/// The body and content type of an OTLP/JSON export in `protocol`.
+fn encode(json: &str, protocol: Protocol) -> Result<(Vec<u8>, &'static str), String> {
+    match protocol {
+        Protocol::Json => Ok((json.as_bytes().to_vec(), "application/json")),
+        Protocol::Protobuf => {
+            use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+            let request: ExportTraceServiceRequest =
+                serde_json::from_str(json).map_err(|e| format!("the export is not OTLP: {e}"))?;
+            Ok((
+                prost::Message::encode_to_vec(&request),
+                "application/x-protobuf",
+            ))
+        }
+    }
+}
+
+/// Sends `body` (OTLP/JSON) to `endpoint` in `protocol`; `Err` says why it was not
+/// accepted.
+pub(crate) fn post(endpoint: &str, body: &str, protocol: Protocol) -> Result<(), String> {
     let url = traces_url(endpoint);
+    let (body, content_type) = encode(body, protocol)?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(TIMEOUT))
         .http_status_as_error(false)
@@ -37,8 +70,8 @@ pub(crate) fn post(endpoint: &str, body: &str) -> Result<(), String> {
     for attempt in 1..=ATTEMPTS {
         match agent
             .post(&url)
-            .header("Content-Type", "application/json")
-            .send(body.as_bytes())
+            .header("Content-Type", content_type)
+            .send(&body[..])
         {
             Ok(response) => {
                 let status = response.status().as_u16();
@@ -46,6 +79,11 @@ pub(crate) fn post(endpoint: &str, body: &str) -> Result<(), String> {
                     return Ok(());
                 }
                 last = format!("the collector answered HTTP {status}");
+                if status == 415 && protocol == Protocol::Json {
+                    last.push_str(
+                        " (it may take only protobuf: try `--otlp-protocol http/protobuf`)",
+                    );
+                }
                 if !matches!(status, 429 | 502 | 503 | 504) {
                     break;
                 }

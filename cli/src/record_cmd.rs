@@ -323,7 +323,10 @@ impl Writer {
             check: (args.check || args.otlp_endpoint.is_some())
                 .then(|| Engine::new(Options::default())),
             print: args.check,
-            live: args.otlp_endpoint.clone().map(Live::new),
+            live: args
+                .otlp_endpoint
+                .clone()
+                .map(|e| Live::new(e, args.otlp_protocol)),
             path: args.output.display().to_string(),
             printed: std::collections::BTreeSet::new(),
         }
@@ -427,15 +430,17 @@ impl Writer {
 /// `lineage convert` sends it later).
 struct Live {
     endpoint: String,
+    protocol: otlp_http::Protocol,
     recorder: Recorder,
     sent: std::collections::BTreeSet<String>,
     failed: bool,
 }
 
 impl Live {
-    fn new(endpoint: String) -> Self {
+    fn new(endpoint: String, protocol: otlp_http::Protocol) -> Self {
         Self {
             endpoint,
+            protocol,
             recorder: Recorder::default(),
             sent: std::collections::BTreeSet::new(),
             failed: false,
@@ -477,7 +482,7 @@ impl Live {
             return;
         }
         let body = serde_json::to_string(&request).unwrap_or_default();
-        match otlp_http::post(&self.endpoint, &body) {
+        match otlp_http::post(&self.endpoint, &body, self.protocol) {
             Ok(()) => self.sent.extend(spans),
             Err(e) => {
                 terminal::warn(&format!("error: {e}; the live export stops here"));

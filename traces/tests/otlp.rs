@@ -215,8 +215,23 @@ fn expected(replay: &Replay) -> BTreeMap<String, (Option<String>, String, String
     tree
 }
 
-fn check(json: &str, replay: &Replay, what: &str, keys: &mut BTreeSet<String>) {
+/// Every span id seen with its trace id: a span id names one span in one trace, across
+/// the whole corpus (backends key spans by span id alone, and several recordings hold
+/// children with the same ids under different roots).
+type Seen = BTreeMap<Vec<u8>, Vec<u8>>;
+
+fn check(json: &str, replay: &Replay, what: &str, keys: &mut BTreeSet<String>, seen: &mut Seen) {
     let spans = decode(json, what);
+    for s in &spans {
+        let trace = seen
+            .entry(s.span_id.clone())
+            .or_insert_with(|| s.trace_id.clone());
+        assert_eq!(
+            *trace, s.trace_id,
+            "{what}: span id of {} reused in another trace",
+            s.name
+        );
+    }
     for s in &spans {
         keys.extend(s.attributes.iter().map(|a| a.key.clone()));
         for e in &s.events {
@@ -229,6 +244,7 @@ fn check(json: &str, replay: &Replay, what: &str, keys: &mut BTreeSet<String>) {
 #[test]
 fn every_trace_s_spans_rebuild_its_session_tree_and_decode_as_otlp() {
     let mut keys = BTreeSet::new();
+    let mut seen = Seen::new();
     let traces = line_traces();
     assert!(traces.len() > 200, "{}", traces.len());
     let mut spans = 0;
@@ -236,7 +252,7 @@ fn every_trace_s_spans_rebuild_its_session_tree_and_decode_as_otlp() {
         let text = std::fs::read_to_string(path).unwrap();
         let (json, replay) = export_lines(&text);
         let what = path.display().to_string();
-        check(&json, &replay, &what, &mut keys);
+        check(&json, &replay, &what, &mut keys, &mut seen);
         assert_eq!(json, export_lines(&text).0, "{what}: not deterministic");
         spans += decode(&json, &what).len();
     }
@@ -244,7 +260,13 @@ fn every_trace_s_spans_rebuild_its_session_tree_and_decode_as_otlp() {
     for (program, folder) in [("codex", "sessions"), ("claude-code", "projects")] {
         for run in runs(program) {
             for (json, replay) in export_native(&run.join(folder)) {
-                check(&json, &replay, &run.display().to_string(), &mut keys);
+                check(
+                    &json,
+                    &replay,
+                    &run.display().to_string(),
+                    &mut keys,
+                    &mut seen,
+                );
                 trees += 1;
             }
         }

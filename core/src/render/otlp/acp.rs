@@ -30,7 +30,7 @@ pub(super) fn spans(view: &View, rec: &Recorder) -> Vec<Span> {
         };
         roots.insert(&s.id, root.clone());
         let trace_id = ids::trace_id(&root);
-        let span_id = ids::acp_session_span(&s.id);
+        let span_id = ids::acp_session_span(&root, &s.id);
         let times = rec.acp_sessions.get(&*s.id).copied().unwrap_or_default();
         let (start, end) = bounds(rec, times, None);
         let (states, dropped) = rec.acp_states.get(&*s.id).cloned().unwrap_or_default();
@@ -45,7 +45,7 @@ pub(super) fn spans(view: &View, rec: &Recorder) -> Vec<Span> {
         out.push(Span {
             trace_id: trace_id.clone(),
             span_id: span_id.clone(),
-            parent_span_id: s.parent.as_deref().map(ids::acp_session_span),
+            parent_span_id: s.parent.as_deref().map(|p| ids::acp_session_span(&root, p)),
             name: mapping::agent_span_name(label, &s.id),
             kind: KIND_INTERNAL,
             start_time_unix_nano: start.to_string(),
@@ -62,7 +62,7 @@ pub(super) fn spans(view: &View, rec: &Recorder) -> Vec<Span> {
             let (name, attributes) = mapping::acp_tool(&s.id, id, call, &root);
             out.push(Span {
                 trace_id: trace_id.clone(),
-                span_id: ids::acp_tool_span(&s.id, id),
+                span_id: ids::acp_tool_span(&root, &s.id, id),
                 parent_span_id: Some(span_id.clone()),
                 name,
                 kind: KIND_INTERNAL,

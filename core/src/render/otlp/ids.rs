@@ -1,6 +1,12 @@
 //! Trace and span ids derived from lineage's own ids: the same session and turn always
 //! give the same ids, in every run and on every machine, so an export is reproducible
 //! byte for byte and a span sent live (`record`) is the span a later `convert` writes.
+//! A span id hashes the root session id too: backends key spans by span id alone, and
+//! two trees may well hold a child with the same id (a provider's tool-call ids are
+//! unique within a conversation, not across them).
+//! A span id hashes the root session id too: backends key spans by span id alone, and
+//! two trees may well hold a child with the same id (a provider's tool-call ids are
+//! unique within a conversation, not across them).
 //!
 //! Owns: one stable hash (FNV-1a, 128 bits, over a domain tag and the id's bytes) and
 //! the hex spelling OTLP/JSON uses. Never: randomness, a process-seeded hasher, a clock.
@@ -39,28 +45,30 @@ pub fn trace_id(root: &str) -> String {
     trace_hex(fnv1a(&["lineage.trace", root]))
 }
 
-/// The span of a turn.
-pub fn turn_span(turn: &TurnId) -> String {
+/// The span of a turn of the tree of `root`.
+pub fn turn_span(root: &str, turn: &TurnId) -> String {
+    let n = turn.ordinal().to_string();
+    span_hex(fnv1a(&["lineage.turn", root, turn.session().as_str(), &n]))
+}
+
+/// The span of a tool call of a session of the tree of `root`.
+pub fn tool_span(root: &str, session: &SessionId, call: &CallId) -> String {
     span_hex(fnv1a(&[
-        "lineage.turn",
-        turn.session().as_str(),
-        &turn.ordinal().to_string(),
+        "lineage.tool",
+        root,
+        session.as_str(),
+        call.as_str(),
     ]))
 }
 
-/// The span of a tool call of a session.
-pub fn tool_span(session: &SessionId, call: &CallId) -> String {
-    span_hex(fnv1a(&["lineage.tool", session.as_str(), call.as_str()]))
+/// The span of an ACP session under `root` (the Client view has sessions, not turns).
+pub fn acp_session_span(root: &str, session: &str) -> String {
+    span_hex(fnv1a(&["lineage.acp.session", root, session]))
 }
 
-/// The span of an ACP session (the Client view has sessions, not turns).
-pub fn acp_session_span(session: &str) -> String {
-    span_hex(fnv1a(&["lineage.acp.session", session]))
-}
-
-/// The span of an ACP tool call of a session.
-pub fn acp_tool_span(session: &str, call: &str) -> String {
-    span_hex(fnv1a(&["lineage.acp.tool", session, call]))
+/// The span of an ACP tool call of a session under `root`.
+pub fn acp_tool_span(root: &str, session: &str, call: &str) -> String {
+    span_hex(fnv1a(&["lineage.acp.tool", root, session, call]))
 }
 
 #[cfg(test)]
@@ -69,9 +77,9 @@ mod tests {
 
     #[test]
     fn the_hash_is_fnv1a_128() {
-        // The FNV-1a 128 test vector for the empty input is the offset basis; "a" is
-        // the published d228cb696f1a8caf78912b704e4a8964 (here with the separator byte
-        // after it, so check the bare algorithm through a one-part input of "").
+        // The constants give the published FNV-1a 128 vectors: the empty input hashes
+        // to the offset basis, "a" to d228cb696f1a8caf78912b704e4a8964 (`fnv1a` adds a
+        // separator byte after each part, so the one-byte step is spelled out here).
         assert_eq!(fnv1a(&[]), FNV_OFFSET);
         let mut h = FNV_OFFSET;
         h ^= u128::from(b'a');
@@ -83,12 +91,19 @@ mod tests {
     fn ids_are_stable_distinct_and_well_formed() {
         let r1 = TurnId::new("R".into(), 1);
         let r2 = TurnId::new("R".into(), 2);
-        assert_eq!(turn_span(&r1), turn_span(&TurnId::new("R".into(), 1)));
-        assert_ne!(turn_span(&r1), turn_span(&r2));
+        assert_eq!(
+            turn_span("R", &r1),
+            turn_span("R", &TurnId::new("R".into(), 1))
+        );
+        assert_ne!(turn_span("R", &r1), turn_span("R", &r2));
+        // The same child id in two trees gives two spans.
+        let a = TurnId::new("A".into(), 1);
+        assert_ne!(turn_span("R", &a), turn_span("S", &a));
         assert_ne!(trace_id("R"), trace_id("S"));
-        assert_ne!(tool_span(&"R".into(), &"c".into()), acp_tool_span("R", "c"));
+        let call = tool_span("R", &"R".into(), &"c".into());
+        assert_ne!(call, acp_tool_span("R", "R", "c"));
         assert_eq!(trace_id("R").len(), 32);
-        assert_eq!(turn_span(&r1).len(), 16);
+        assert_eq!(turn_span("R", &r1).len(), 16);
         assert!(
             trace_id("R")
                 .bytes()

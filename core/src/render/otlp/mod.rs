@@ -140,22 +140,29 @@ fn request(format: Format, timed: bool, spans: Vec<Span>) -> ExportRequest {
 /// before its line (the first span when none did), in line order, at most
 /// [`MAX_EVENTS`] per span.
 fn attach_findings(spans: &mut [Span], findings: &[Finding], rec: &Recorder) {
+    // A turn's span (or an ACP session's) by its turn (or session) id.
     let index: BTreeMap<String, usize> = spans
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.span_id.clone(), i))
+        .filter(|(_, s)| s.name.starts_with("invoke_agent"))
+        .filter_map(|(i, s)| {
+            let key = |k: &str| s.attributes.iter().find(|a| a.key == k);
+            let kv = key("lineage.turn.id").or_else(|| key("lineage.session.id"))?;
+            match &kv.value {
+                model::AnyValue::String(id) => Some((id.clone(), i)),
+                _ => None,
+            }
+        })
         .collect();
     let mut extra: BTreeMap<usize, Vec<Event>> = BTreeMap::new();
     for f in findings {
         let owner = rec.owner_at(f.line);
-        let span_id = owner.map(|(_, o)| match o {
-            Owner::Turn(turn) => ids::turn_span(turn),
-            Owner::Acp(session) => ids::acp_session_span(session),
+        let key = owner.map(|(_, o)| match o {
+            Owner::Turn(turn) => turn.to_string(),
+            Owner::Acp(session) => session.clone(),
         });
-        let Some(i) = span_id
-            .and_then(|id| index.get(&id).copied())
-            .or((!spans.is_empty()).then_some(0))
-        else {
+        let first = (!spans.is_empty()).then_some(0);
+        let Some(i) = key.and_then(|k| index.get(&k).copied()).or(first) else {
             return;
         };
         let stamp = owner.map_or(rec.last, |(s, _)| *s);

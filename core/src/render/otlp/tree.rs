@@ -100,7 +100,7 @@ fn turn_spans(
         .unwrap_or_default();
     let (start, end) = bounds(ctx.recorder, times, None);
     let trace_id = ids::trace_id(root);
-    let turn_span = ids::turn_span(&turn.id);
+    let turn_span = ids::turn_span(root, &turn.id);
     out.push(Span {
         trace_id: trace_id.clone(),
         span_id: turn_span.clone(),
@@ -129,7 +129,7 @@ fn turn_spans(
         let (from, to) = bounds(ctx.recorder, times, Some((start, end)));
         out.push(Span {
             trace_id: trace_id.clone(),
-            span_id: ids::tool_span(&session.id, &call.id),
+            span_id: ids::tool_span(root, &session.id, &call.id),
             parent_span_id: Some(turn_span.clone()),
             name: mapping::tool_span_name(call),
             kind: KIND_INTERNAL,
@@ -165,9 +165,13 @@ fn parent_span(snapshot: &Snapshot, session: &Session) -> Option<String> {
             .and_then(|p| p.tool_calls.get(call))
             .is_some_and(|c| c.turn == r.parent_turn.ordinal())
     {
-        return Some(ids::tool_span(&r.parent_session, call));
+        return Some(ids::tool_span(
+            r.root_session.as_str(),
+            &r.parent_session,
+            call,
+        ));
     }
-    Some(ids::turn_span(&r.parent_turn))
+    Some(ids::turn_span(r.root_session.as_str(), &r.parent_turn))
 }
 
 /// The turn's interactions, the cancel requested for it and its own cancel
