@@ -17,9 +17,17 @@ use crate::{
 };
 
 pub(crate) fn run(args: &ConvertArgs) -> Exit {
+    let Some(to) = args
+        .to
+        .filter(|t| *t != ConvertTarget::OtlpJson && args.otlp_endpoint.is_none())
+    else {
+        return crate::otlp_cmd::run(args);
+    };
     let options = ProjectOptions {
-        version: match args.to {
-            ConvertTarget::AcpV1 | ConvertTarget::Canonical => Version::V1,
+        version: match to {
+            ConvertTarget::AcpV1 | ConvertTarget::Canonical | ConvertTarget::OtlpJson => {
+                Version::V1
+            }
             ConvertTarget::AcpV2 => Version::V2,
         },
         client_subagents: args.client_caps == ClientCaps::Subagents,
@@ -31,7 +39,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
         ..ProjectOptions::default()
     };
     let path = args.trace.display().to_string();
-    let converted = if args.to == ConvertTarget::Canonical {
+    let converted = if to == ConvertTarget::Canonical {
         to_canonical(args)
     } else {
         convert(args, options)
@@ -53,13 +61,13 @@ pub(crate) fn run(args: &ConvertArgs) -> Exit {
 }
 
 /// The input: the lines of a trace, or the records of one tree of a native source.
-enum Input {
+pub(crate) enum Input {
     Lines,
     Native(Source, usize),
 }
 
 impl Input {
-    fn open(args: &ConvertArgs) -> Result<Self, String> {
+    pub(crate) fn open(args: &ConvertArgs) -> Result<Self, String> {
         if args.input_format.is_none() && native_source::is_native(&args.trace) {
             let (source, index) = native_source::open(&args.trace, args.session.as_deref())?;
             return Ok(Input::Native(source, index));
@@ -67,7 +75,7 @@ impl Input {
         Ok(Input::Lines)
     }
 
-    fn engine_options(&self, args: &ConvertArgs) -> Options {
+    pub(crate) fn engine_options(&self, args: &ConvertArgs) -> Options {
         match self {
             Input::Native(source, index) => source
                 .streams
@@ -83,7 +91,7 @@ impl Input {
     }
 
     /// Hands every line (or record) to `push`, which returns the output text it caused.
-    fn feed(
+    pub(crate) fn feed(
         &self,
         args: &ConvertArgs,
         text: &mut String,
@@ -112,7 +120,7 @@ impl Input {
     }
 
     /// The input's findings, located, on standard error; whether one is an error.
-    fn report(&self, args: &ConvertArgs, findings: &[Finding]) -> bool {
+    pub(crate) fn report(&self, args: &ConvertArgs, findings: &[Finding]) -> bool {
         match self {
             Input::Lines => {
                 let path = args.trace.display().to_string();
@@ -206,7 +214,7 @@ const ACP_INPUT: &str = "is an `acp` trace: convert projects the session tree of
     (codex-app-server, claude-sdk) or canonical trace to ACP, and an ACP trace has none; \
     check it with `lineage check`, or view it with `lineage replay`";
 
-fn write(args: &ConvertArgs, text: &str) -> Result<(), String> {
+pub(crate) fn write(args: &ConvertArgs, text: &str) -> Result<(), String> {
     match &args.output {
         Some(path) => std::fs::File::create(path)
             .and_then(|mut f| f.write_all(text.as_bytes()))

@@ -16,6 +16,8 @@ mod check_cmd;
 mod convert_cmd;
 mod input;
 mod native_source;
+mod otlp_cmd;
+mod otlp_http;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
@@ -164,6 +166,13 @@ struct RecordArgs {
     /// Print findings on standard error as the messages arrive.
     #[arg(long)]
     check: bool,
+    /// Send OpenTelemetry spans (OTLP/HTTP JSON) to this collector URL as turns settle
+    /// (a URL without a path gets `/v1/traces`).
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// How `--otlp-endpoint` encodes the spans.
+    #[arg(long, value_enum, default_value_t = otlp_http::Protocol::Json, requires = "otlp_endpoint")]
+    otlp_protocol: otlp_http::Protocol,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -174,9 +183,9 @@ struct ConvertArgs {
     /// The trace file (JSONL), `-` for standard input, or a native source (a folder, a
     /// rollout, a transcript, a Zed ACP log).
     trace: std::path::PathBuf,
-    /// The stream to write.
-    #[arg(long, value_enum)]
-    to: ConvertTarget,
+    /// The stream to write (optional with `--otlp-endpoint`, which sends the OTLP export).
+    #[arg(long, value_enum, required_unless_present = "otlp_endpoint")]
+    to: Option<ConvertTarget>,
     /// v1: whether the Client advertises `subagents` (without it children are flattened
     /// into the root session).
     #[arg(long, value_enum, default_value_t = ClientCaps::Subagents)]
@@ -199,6 +208,13 @@ struct ConvertArgs {
     /// Write here instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+    /// POST the OTLP export (OTLP/HTTP JSON) to this collector URL (a URL without a
+    /// path gets `/v1/traces`); with `--to`, only `otlp-json`.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// How `--otlp-endpoint` encodes the export.
+    #[arg(long, value_enum, default_value_t = otlp_http::Protocol::Json, requires = "otlp_endpoint")]
+    otlp_protocol: otlp_http::Protocol,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -209,6 +225,8 @@ enum ConvertTarget {
     AcpV2,
     /// The canonical events the input normalizes to (a `canonical` trace).
     Canonical,
+    /// OpenTelemetry traces (OTLP/JSON `ExportTraceServiceRequest`, GenAI agent spans).
+    OtlpJson,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,7 +12,9 @@ use std::io::Write;
 
 use lineage_core::engine::{Engine, Options};
 
-use crate::{Exit, RecordArgs, terminal};
+use lineage_core::render::otlp::{self, Recorder};
+
+use crate::{Exit, RecordArgs, otlp_http, terminal};
 use proxy::{Dir, Read_, TraceText};
 
 pub(crate) fn run(args: &RecordArgs) -> Exit {
@@ -146,7 +148,12 @@ impl Trace {
 struct Writer {
     text: TraceText,
     line: usize,
+    /// The engine reading the records, with `--check` or `--otlp-endpoint`.
     check: Option<Engine>,
+    /// `--check`: print findings as they come.
+    print: bool,
+    /// `--otlp-endpoint`: the live export.
+    live: Option<Live>,
     path: String,
     /// Findings already printed: (line, rule, message).
     printed: std::collections::BTreeSet<(usize, String, String)>,
@@ -157,7 +164,13 @@ impl Writer {
         Self {
             text: TraceText::new(args.format),
             line: 0,
-            check: args.check.then(|| Engine::new(Options::default())),
+            check: (args.check || args.otlp_endpoint.is_some())
+                .then(|| Engine::new(Options::default())),
+            print: args.check,
+            live: args
+                .otlp_endpoint
+                .clone()
+                .map(|e| Live::new(e, args.otlp_protocol)),
             path: args.output.display().to_string(),
             printed: std::collections::BTreeSet::new(),
         }
@@ -179,12 +192,21 @@ impl Writer {
     /// The end of the recording: with `--check`, the end-of-trace findings (those not
     /// printed as their records arrived).
     fn finish(mut self) {
-        let Some(engine) = self.check.take() else {
+        let Some(mut engine) = self.check.take() else {
+            return;
+        };
+        let Ok(end) = engine.end() else {
             return;
         };
         let Ok(replay) = engine.finish() else {
             return;
         };
+        if let Some(live) = &mut self.live {
+            live.finish(&replay, &end);
+        }
+        if !self.print {
+            return;
+        }
         for f in replay.findings {
             let key = (f.line, f.rule.to_string(), f.message.clone());
             if !self.printed.contains(&key) {
@@ -204,10 +226,83 @@ impl Writer {
         let Ok(out) = engine.push_line(line) else {
             return;
         };
+        if let Some(live) = &mut self.live {
+            live.observe(engine, &out);
+        }
+        if !self.print {
+            return;
+        }
         for f in out.findings {
             self.warn(&f);
             self.printed
                 .insert((f.line, f.rule.to_string(), f.message.clone()));
+        }
+    }
+}
+
+/// `--otlp-endpoint`: each turn's spans sent as it settles, the rest at the end. The
+/// first failed post is reported and ends the live export (the trace is still written;
+/// `lineage convert` sends it later).
+struct Live {
+    endpoint: String,
+    protocol: otlp_http::Protocol,
+    recorder: Recorder,
+    sent: std::collections::BTreeSet<String>,
+    failed: bool,
+}
+
+impl Live {
+    fn new(endpoint: String, protocol: otlp_http::Protocol) -> Self {
+        Self {
+            endpoint,
+            protocol,
+            recorder: Recorder::default(),
+            sent: std::collections::BTreeSet::new(),
+            failed: false,
+        }
+    }
+
+    fn observe(&mut self, engine: &Engine, out: &lineage_core::engine::Output) {
+        self.recorder.observe(engine, out);
+        if let Some(request) = otlp::settled(engine, &self.recorder, out) {
+            self.send(request);
+        }
+    }
+
+    /// The spans not sent yet (open turns, an ACP view's sessions), with the findings.
+    fn finish(
+        &mut self,
+        replay: &lineage_core::engine::Replay,
+        end: &lineage_core::engine::Output,
+    ) {
+        self.recorder.observe_end(end);
+        let mut request = otlp::export(replay, &self.recorder);
+        for resource in &mut request.resource_spans {
+            for scope in &mut resource.scope_spans {
+                scope.spans.retain(|s| !self.sent.contains(&s.span_id));
+            }
+        }
+        self.send(request);
+    }
+
+    fn send(&mut self, request: otlp::model::ExportRequest) {
+        let spans: Vec<String> = request
+            .resource_spans
+            .iter()
+            .flat_map(|r| &r.scope_spans)
+            .flat_map(|s| &s.spans)
+            .map(|s| s.span_id.clone())
+            .collect();
+        if self.failed || spans.is_empty() {
+            return;
+        }
+        let body = serde_json::to_string(&request).unwrap_or_default();
+        match otlp_http::post(&self.endpoint, &body, self.protocol) {
+            Ok(()) => self.sent.extend(spans),
+            Err(e) => {
+                terminal::warn(&format!("error: {e}; the live export stops here"));
+                self.failed = true;
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod document;
 mod html;
 mod json;
 mod mermaid;
+pub mod otlp;
 #[cfg(test)]
 mod tests;
 mod text;
