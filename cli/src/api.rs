@@ -151,6 +151,14 @@ impl Input<'_> {
         }
         .map_err(Error::reading)
     }
+
+    /// `e` said of this input: prefixed with the path, for a path.
+    pub(crate) fn locate(&self, e: Error) -> Error {
+        match self {
+            Input::Path(path) => Error::new(e.code, format!("{}: {}", path.display(), e.message)),
+            Input::Text(_) | Input::Bytes(_) => e,
+        }
+    }
 }
 
 /// The options of `lineage replay`.
@@ -197,8 +205,13 @@ pub struct Document {
     pub errors: bool,
 }
 
-/// `lineage replay --format json`: the document it prints (pretty JSON and a newline).
+/// `lineage replay --format json`: the document it prints (pretty JSON and a newline). An
+/// error about a path names it.
 pub fn replay_json(input: Input<'_>, options: &ReplayOptions) -> Result<Document, Error> {
+    document(input, options).map_err(|e| input.locate(e))
+}
+
+fn document(input: Input<'_>, options: &ReplayOptions) -> Result<Document, Error> {
     if let Some(path) = input.native_path(options.format) {
         let (source, index) = native_source::open(path, options.session.as_deref())
             .map_err(|e| Error::native(path, e))?;

@@ -98,13 +98,15 @@ impl<W: Write> Live<W> {
 }
 
 /// Writes the change stream of `input` to `out`, flushing it after each record that
-/// wrote a line; returns whether a finding is an error (the command exits 1 then).
+/// wrote a line; returns whether a finding is an error (the command exits 1 then). An
+/// error about a path names it.
 pub fn stream(input: Input<'_>, options: &ReplayOptions, out: impl Write) -> Result<bool, Error> {
     let mut live = Live::new(out);
     match input.native_path(options.format) {
         Some(path) => run_native(path, options, &mut live),
         None => run_trace(input, options, &mut live),
     }
+    .map_err(|e| input.locate(e))
 }
 
 fn output_error(e: io::Error) -> Error {

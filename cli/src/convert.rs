@@ -116,7 +116,12 @@ pub struct Converted {
 }
 
 /// `lineage convert`: the text it writes for `input`, and the input's findings.
+/// An error about a path names it.
 pub fn convert(input: Input<'_>, options: &ConvertOptions) -> Result<Converted, Error> {
+    converted(input, options).map_err(|e| input.locate(e))
+}
+
+fn converted(input: Input<'_>, options: &ConvertOptions) -> Result<Converted, Error> {
     let source = Opened::open(input, options)?;
     let (text, replay) = if options.to == ConvertTarget::Canonical {
         to_canonical(&source)?

@@ -65,7 +65,7 @@ fn changes(args: &ReplayArgs) -> Exit {
         Ok(true) => Exit::Findings,
         Ok(false) => Exit::Clean,
         Err(e) => {
-            terminal::warn(&format!("error: {}: {e}", args.trace.display()));
+            terminal::warn(&format!("error: {e}"));
             Exit::Usage
         }
     }
