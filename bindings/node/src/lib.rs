@@ -414,3 +414,33 @@ pub fn convert(
         .to_string())
     })
 }
+
+/// For `bench/push.js`: the Rust engine alone (no N-API, no JSON of the output) over the
+/// same lines, `rounds` times, each round on a new engine; the nanoseconds of each round.
+/// The ratio of the Node push loop to this is the binding's cost.
+#[napi(js_name = "rustPushRounds")]
+pub fn rust_push_rounds(
+    lines: Vec<String>,
+    format: Option<String>,
+    rounds: u32,
+) -> Result<Vec<f64>> {
+    guarded(|| {
+        let format = parse_format(format)?;
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let mut engine = Engine::new(Options {
+                format,
+                ..Options::default()
+            });
+            let start = std::time::Instant::now();
+            for line in &lines {
+                let out = engine.push_line(line).map_err(|e| from_api(e.into()))?;
+                std::hint::black_box(out);
+            }
+            #[allow(clippy::cast_precision_loss)]
+            times.push(start.elapsed().as_nanos() as f64);
+            std::hint::black_box(engine);
+        }
+        Ok(times)
+    })
+}
