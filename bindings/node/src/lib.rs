@@ -92,11 +92,26 @@ pub struct NativeEngine {
     engine: Option<Engine>,
 }
 
-/// `{"changes":[…],"findings":[…]}` of one output.
-fn output_json(out: &Output) -> String {
-    let value = serde_json::json!({"changes": out.changes, "findings": out.findings});
-    value.to_string()
+/// `{"changes":[…],"findings":[…]}` of one output, written straight from the values
+/// (no `serde_json::Value` in between: this is on every push).
+fn output_json(out: &Output) -> Result<String> {
+    #[derive(serde::Serialize)]
+    struct OutputRef<'a> {
+        changes: &'a [lineage_core::Change],
+        findings: &'a [lineage_core::finding::Finding],
+    }
+    if out.changes.is_empty() && out.findings.is_empty() {
+        return Ok(EMPTY_OUTPUT.to_owned());
+    }
+    let value = OutputRef {
+        changes: &out.changes,
+        findings: &out.findings,
+    };
+    serde_json::to_string(&value).map_err(|e| error(ErrorCode::Internal, e.to_string()))
 }
+
+/// The JSON of an output with nothing in it.
+const EMPTY_OUTPUT: &str = r#"{"changes":[],"findings":[]}"#;
 
 #[napi]
 impl NativeEngine {
@@ -155,7 +170,7 @@ impl NativeEngine {
                     }
                 }
             };
-            out.map(|o| output_json(&o)).map_err(|e| from_api(e.into()))
+            output_json(&out.map_err(|e| from_api(e.into()))?)
         })
     }
 
@@ -170,7 +185,7 @@ impl NativeEngine {
     #[napi]
     pub fn handle_timeout(&mut self, now: f64) -> Result<String> {
         let now = millis(now)?;
-        self.with(|engine| Ok(output_json(&engine.handle_timeout(now))))
+        self.with(|engine| output_json(&engine.handle_timeout(now)))
     }
 
     /// The `replay --format json` document of the trace so far (cut here).
@@ -187,7 +202,7 @@ impl NativeEngine {
             let end = engine.end().map_err(|e| from_api(e.into()))?;
             let replay = engine.clone().finish().map_err(|e| from_api(e.into()))?;
             let snapshot = render::json_string(&replay, false);
-            let mut text = output_json(&end);
+            let mut text = output_json(&end)?;
             text.pop();
             Ok(format!("{text},\"snapshot\":{snapshot}}}"))
         });
