@@ -3,7 +3,9 @@
 // ≤ 1.5). Both run in this process on the release addon: the Rust side is the engine's
 // push loop alone (`rustPushRounds`), the Node side the same lines through
 // `Engine.push`, each output parsed into objects as a host gets them. Each figure is
-// the median of several rounds, each round on a new engine.
+// the median of several rounds, each round on a new engine. The middle column is the
+// Rust loop that also writes each output as the JSON the addon hands to Node, so the
+// rest of the difference is the N-API crossing and `JSON.parse`.
 //
 //   npm run build && node bench/push.js [trace.jsonl ...]
 //
@@ -46,17 +48,18 @@ function nodeRounds(lines) {
 }
 
 console.log(`push cost, Node ÷ Rust (median of ${ROUNDS} rounds; target ≤ 1.5)`);
-console.log('trace | lines | Rust µs/line | Node µs/line | ratio');
+console.log('trace | lines | Rust µs/line | Rust + output JSON µs/line | Node µs/line | ratio');
 let worst = 0;
 for (const [name, text] of traces()) {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   nodeRounds(lines.slice(0, 1000)); // warm up the JIT
-  const rust = median(native.rustPushRounds(lines, undefined, ROUNDS));
+  const rust = median(native.rustPushRounds(lines, undefined, ROUNDS, false));
+  const json = median(native.rustPushRounds(lines, undefined, ROUNDS, true));
   const node = median(nodeRounds(lines));
   const ratio = node / rust;
   worst = Math.max(worst, ratio);
   const us = (ns) => (ns / lines.length / 1000).toFixed(2);
-  console.log(`${name} | ${lines.length} | ${us(rust)} | ${us(node)} | ${ratio.toFixed(2)}`);
+  console.log(`${name} | ${lines.length} | ${us(rust)} | ${us(json)} | ${us(node)} | ${ratio.toFixed(2)}`);
 }
 console.log(`worst ratio: ${worst.toFixed(2)}`);

@@ -432,12 +432,14 @@ pub fn convert(
 
 /// For `bench/push.js`: the Rust engine alone (no N-API, no JSON of the output) over the
 /// same lines, `rounds` times, each round on a new engine; the nanoseconds of each round.
+/// `with_json`: each output also written as the JSON `push` returns.
 /// The ratio of the Node push loop to this is the binding's cost.
 #[napi(js_name = "rustPushRounds")]
 pub fn rust_push_rounds(
     lines: Vec<String>,
     format: Option<String>,
     rounds: u32,
+    with_json: Option<bool>,
 ) -> Result<Vec<f64>> {
     guarded(|| {
         let format = parse_format(format)?;
@@ -450,6 +452,9 @@ pub fn rust_push_rounds(
             let start = std::time::Instant::now();
             for line in &lines {
                 let out = engine.push_line(line).map_err(|e| from_api(e.into()))?;
+                if with_json == Some(true) {
+                    std::hint::black_box(output_json(&out)?);
+                }
                 std::hint::black_box(out);
             }
             #[allow(clippy::cast_precision_loss)]
