@@ -12,17 +12,16 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use lineage_core::finding::Revision;
 use lineage_core::trace::Format;
 
+use lineage_cli::{input, native_source, walk};
+
 mod check_cmd;
 mod convert_cmd;
-mod input;
-mod native_source;
 mod otlp_cmd;
 mod otlp_http;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
 mod terminal;
-mod walk;
 mod watch;
 
 /// The exit codes of every command (docs/contract.md lists the same, a test checks it).

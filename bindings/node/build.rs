@@ -1,0 +1,4 @@
+//! napi-build: the link arguments a Node.js addon needs on each platform.
+fn main() {
+    napi_build::setup();
+}
