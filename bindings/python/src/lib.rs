@@ -1,0 +1,21 @@
+//! `lineage._lineage`, the extension module of the `lineage` Python package (PyO3).
+//!
+//! Owns: the Python face of lineage: [`engine::Engine`] (push records, read changes,
+//! findings and the `replay --format json` document) and the errors Python sees. The
+//! package's Python side (`python/lineage/`) re-exports it with its stubs.
+//! Never: decides anything about a trace. Every document is the one the `lineage`
+//! command prints for the same input, so the bindings and the command cannot drift.
+
+mod engine;
+mod errors;
+mod json;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _lineage(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<engine::Engine>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
