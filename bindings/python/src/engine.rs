@@ -15,9 +15,10 @@ use lineage_core::{Change, render};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::errors::Error;
-use crate::json;
+use crate::{json, value};
 
 /// What `push` and `handle_timeout` return: the changes, then the findings.
 #[derive(Serialize)]
@@ -26,15 +27,14 @@ struct Pushed<'a> {
     findings: &'a [Finding],
 }
 
-/// The JSON text of an output, `{"changes": […], "findings": […]}`.
-pub(crate) fn output_json(out: &Output) -> String {
+/// The JSON value of an output, `{"changes": […], "findings": […]}`.
+pub(crate) fn output_value(out: &Output) -> Value {
     let pushed = Pushed {
         changes: &out.changes,
         findings: &out.findings,
     };
-    // A change and a finding are plain data; their serialization cannot fail.
-    serde_json::to_string(&pushed)
-        .unwrap_or_else(|_| String::from(r#"{"changes":[],"findings":[]}"#))
+    // Changes and findings are plain data with string keys: serializing cannot fail.
+    serde_json::to_value(pushed).unwrap_or(Value::Null)
 }
 
 /// An engine's life.
@@ -138,9 +138,9 @@ impl Engine {
                 Line::Text(text) => engine.push_line(text),
                 Line::Bytes(bytes) => engine.push_bytes(bytes),
             };
-            Ok(output_json(&out?))
+            Ok(output_value(&out?))
         })?;
-        json::loads(py, &text)
+        value::to_py(py, &text)
     }
 
     /// When the engine next needs time to pass (ms), if ever.
@@ -150,8 +150,8 @@ impl Engine {
 
     /// Time has reached `now` (ms): fires what was waiting for it.
     fn handle_timeout<'py>(&self, py: Python<'py>, now: u64) -> PyResult<Bound<'py, PyAny>> {
-        let text = self.with_live(py, |engine| Ok(output_json(&engine.handle_timeout(now))))?;
-        json::loads(py, &text)
+        let text = self.with_live(py, |engine| Ok(output_value(&engine.handle_timeout(now))))?;
+        value::to_py(py, &text)
     }
 
     /// The `replay --format json` document of the trace so far.
@@ -159,12 +159,12 @@ impl Engine {
         let text = py.detach(|| {
             let life = self.life.lock().map_err(|_| poisoned())?;
             match &*life {
-                Life::Live(engine) => Ok(render::engine_json(engine).to_string()),
-                Life::Finished(replay) => Ok(render::json_string(replay, false)),
+                Life::Live(engine) => Ok(render::engine_json(engine)),
+                Life::Finished(replay) => Ok(render::json(replay)),
                 Life::Broken => Err(Error::finished()),
             }
         })?;
-        json::loads(py, &text)
+        value::to_py(py, &text)
     }
 
     /// The trace ended: its end-of-trace changes and findings.
@@ -176,9 +176,9 @@ impl Engine {
             };
             let end = engine.end()?;
             *life = Life::Finished(Box::new(engine.finish()?));
-            Ok(output_json(&end))
+            Ok(output_value(&end))
         })?;
-        json::loads(py, &text)
+        value::to_py(py, &text)
     }
 
     /// The trace's format, once known.

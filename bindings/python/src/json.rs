@@ -1,7 +1,6 @@
-//! JSON between Rust and Python. Every document and change crosses as JSON text read by
-//! Python's own `json` module, so a value in Python is exactly what `json.loads` gives
-//! for the CLI's output (big integers stay integers, `1e400` is `inf`), and a dict a host
-//! pushes is the line `json.dumps` writes.
+//! Python values to JSON text: a dict a host pushes is the line Python's own
+//! `json.dumps` writes (so it reads exactly as that line in a file would). The other way
+//! is `value`.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -9,13 +8,7 @@ use pyo3::types::PyAny;
 
 use crate::errors::Error;
 
-static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-/// Python's value of a JSON text.
-pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    LOADS.import(py, "json", "loads")?.call1((text,))
-}
 
 /// The JSON text of a Python value (`json.dumps`, compact, UTF-8 kept); a value JSON
 /// cannot hold is a usage error with `code`.

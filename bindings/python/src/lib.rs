@@ -6,9 +6,11 @@
 //! Never: decides anything about a trace. Every document is the one the `lineage`
 //! command prints for the same input, so the bindings and the command cannot drift.
 
+mod bench;
 mod engine;
 mod errors;
 mod json;
+mod value;
 
 use pyo3::prelude::*;
 
@@ -16,6 +18,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _lineage(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
+    m.add_function(wrap_pyfunction!(bench::_rust_push_seconds, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
