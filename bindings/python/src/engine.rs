@@ -15,10 +15,9 @@ use lineage_core::{Change, render};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::errors::Error;
-use crate::{json, value};
+use crate::{json, pyser};
 
 /// What `push` and `handle_timeout` return: the changes, then the findings.
 #[derive(Serialize)]
@@ -27,14 +26,13 @@ struct Pushed<'a> {
     findings: &'a [Finding],
 }
 
-/// The JSON value of an output, `{"changes": […], "findings": […]}`.
-pub(crate) fn output_value(out: &Output) -> Value {
+/// The Python value of an output, `{"changes": […], "findings": […]}`.
+pub(crate) fn output_py<'py>(py: Python<'py>, out: &Output) -> PyResult<Bound<'py, PyAny>> {
     let pushed = Pushed {
         changes: &out.changes,
         findings: &out.findings,
     };
-    // Changes and findings are plain data with string keys: serializing cannot fail.
-    serde_json::to_value(pushed).unwrap_or(Value::Null)
+    pyser::to_py(py, &pushed)
 }
 
 /// An engine's life.
@@ -133,14 +131,13 @@ impl Engine {
         at: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let line = with_at(read_line(line_or_dict)?, at);
-        let text = self.with_live(py, |engine| {
-            let out = match &line {
+        let out = self.with_live(py, |engine| {
+            Ok(match &line {
                 Line::Text(text) => engine.push_line(text),
                 Line::Bytes(bytes) => engine.push_bytes(bytes),
-            };
-            Ok(output_value(&out?))
+            }?)
         })?;
-        value::to_py(py, &text)
+        output_py(py, &out)
     }
 
     /// When the engine next needs time to pass (ms), if ever.
@@ -150,8 +147,8 @@ impl Engine {
 
     /// Time has reached `now` (ms): fires what was waiting for it.
     fn handle_timeout<'py>(&self, py: Python<'py>, now: u64) -> PyResult<Bound<'py, PyAny>> {
-        let text = self.with_live(py, |engine| Ok(output_value(&engine.handle_timeout(now))))?;
-        value::to_py(py, &text)
+        let out = self.with_live(py, |engine| Ok(engine.handle_timeout(now)))?;
+        output_py(py, &out)
     }
 
     /// The `replay --format json` document of the trace so far.
@@ -164,21 +161,21 @@ impl Engine {
                 Life::Broken => Err(Error::finished()),
             }
         })?;
-        value::to_py(py, &text)
+        pyser::to_py(py, &text)
     }
 
     /// The trace ended: its end-of-trace changes and findings.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = py.detach(|| {
+        let end = py.detach(|| {
             let mut life = self.life.lock().map_err(|_| poisoned())?;
             let Life::Live(mut engine) = std::mem::replace(&mut *life, Life::Broken) else {
                 return Err(Error::finished());
             };
             let end = engine.end()?;
             *life = Life::Finished(Box::new(engine.finish()?));
-            Ok(output_value(&end))
+            Ok(end)
         })?;
-        value::to_py(py, &text)
+        output_py(py, &end)
     }
 
     /// The trace's format, once known.

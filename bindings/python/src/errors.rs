@@ -85,19 +85,3 @@ fn class(py: Python<'_>, kind: Kind) -> PyResult<&Bound<'_, PyType>> {
         Kind::Format => FORMAT.import(py, "lineage._errors", "FormatError"),
     }
 }
-
-impl From<lineage_cli::api::Error> for Error {
-    fn from(e: lineage_cli::api::Error) -> Self {
-        use lineage_cli::api::ErrorCode;
-        let code = e.code.as_str();
-        let kind = match e.code {
-            ErrorCode::UnknownFormat | ErrorCode::EmptyInput | ErrorCode::Encoding => Kind::Format,
-            _ => Kind::Usage,
-        };
-        Self {
-            kind,
-            code,
-            message: e.message,
-        }
-    }
-}

@@ -10,7 +10,7 @@ mod bench;
 mod engine;
 mod errors;
 mod json;
-mod value;
+mod pyser;
 
 use pyo3::prelude::*;
 

@@ -14,8 +14,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
 
-use crate::errors::Error;
-use crate::value;
+use crate::errors::{Error, Kind};
+use crate::pyser;
 
 /// A trace as Python hands it: a path or a text (the Python side decides which).
 fn input<'a>(path: &'a Option<String>, text: &'a Option<String>) -> Result<Input<'a>, Error> {
@@ -56,7 +56,7 @@ fn replay_options(
 fn document<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Error::usage("internal", format!("lineage wrote JSON it cannot read: {e}")))?;
-    value::to_py(py, &value)
+    pyser::to_py(py, &value)
 }
 
 /// `lineage replay --format json`.
@@ -164,4 +164,20 @@ pub(crate) fn _convert(
 
 fn usage(message: String) -> Error {
     Error::usage("usage", message)
+}
+
+impl From<lineage_cli::api::Error> for Error {
+    fn from(e: lineage_cli::api::Error) -> Self {
+        use lineage_cli::api::ErrorCode;
+        let code = e.code.as_str();
+        let kind = match e.code {
+            ErrorCode::UnknownFormat | ErrorCode::EmptyInput | ErrorCode::Encoding => Kind::Format,
+            _ => Kind::Usage,
+        };
+        Error {
+            kind,
+            code,
+            message: e.message,
+        }
+    }
 }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::errors::Error;
 use crate::ops::parse;
-use crate::value;
+use crate::pyser;
 
 /// One checked file, or one that could not be checked (`error`).
 #[pyclass(module = "lineage", frozen)]
@@ -113,7 +113,7 @@ impl FileReport {
     #[getter]
     fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let findings = serde_json::to_value(&self.report.findings).unwrap_or(Value::Null);
-        value::to_py(py, &findings)
+        pyser::to_py(py, &findings)
     }
 
     /// Why the file could not be checked.
@@ -127,7 +127,7 @@ impl FileReport {
         let text = formats::json(std::slice::from_ref(&self.report));
         let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let entry = doc.pointer("/files/0").cloned().unwrap_or(json!({}));
-        value::to_py(py, &entry)
+        pyser::to_py(py, &entry)
     }
 
     fn __repr__(&self) -> String {
