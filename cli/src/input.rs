@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// The first bytes of standard input (what one read of its buffer holds), without
 /// consuming them: a later read still gets them.
-pub(crate) fn stdin_head() -> String {
+pub fn stdin_head() -> String {
     let mut stdin = std::io::stdin().lock();
     match stdin.fill_buf() {
         Ok(buf) => String::from_utf8_lossy(buf).into_owned(),
@@ -24,22 +24,30 @@ pub(crate) fn stdin_head() -> String {
 }
 
 /// Is this path standard input?
-pub(crate) fn is_stdin(path: &Path) -> bool {
+pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
 /// Feeds the bytes of every physical line of `path` (without its `\n` or `\r\n`) to
 /// `each` until it breaks. An I/O error, an input that is empty (no byte but white space)
 /// or UTF-16 text is returned as text for a usage error.
-pub(crate) fn each_line<E>(
+pub fn each_line<E>(
     path: &Path,
+    each: impl FnMut(&[u8]) -> ControlFlow<E>,
+) -> Result<Option<E>, String> {
+    if is_stdin(path) {
+        each_line_in(std::io::stdin().lock(), each)
+    } else {
+        let file = File::open(path).map_err(|e| e.to_string())?;
+        each_line_in(BufReader::new(file), each)
+    }
+}
+
+/// [`each_line`] over any reader (a text in memory is `text.as_bytes()`).
+pub fn each_line_in<E>(
+    mut reader: impl BufRead,
     mut each: impl FnMut(&[u8]) -> ControlFlow<E>,
 ) -> Result<Option<E>, String> {
-    let mut reader: Box<dyn BufRead> = if is_stdin(path) {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(BufReader::new(File::open(path).map_err(|e| e.to_string())?))
-    };
     let start = reader.fill_buf().map_err(|e| e.to_string())?;
     if is_utf16(start) {
         return Err(UTF16.to_owned());
@@ -70,11 +78,10 @@ pub(crate) fn each_line<E>(
 
 /// An input without a record: nothing, or blank lines only (an empty file, `/dev/null`,
 /// a closed standard input).
-pub(crate) const EMPTY: &str =
-    "empty input: no record was read (a trace is one JSON record per line)";
+pub const EMPTY: &str = "empty input: no record was read (a trace is one JSON record per line)";
 
 /// An input in UTF-16.
-pub(crate) const UTF16: &str =
+pub const UTF16: &str =
     "the input is UTF-16 text: lineage reads UTF-8 (convert it: `iconv -f UTF-16 -t UTF-8`)";
 
 /// Does a text start like UTF-16: a byte-order mark (`FF FE`, `FE FF`), or an ASCII

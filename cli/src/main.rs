@@ -12,15 +12,14 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use lineage_core::finding::Revision;
 use lineage_core::trace::Format;
 
+use lineage_cli::{input, native_source};
+
 mod check_cmd;
 mod convert_cmd;
-mod input;
-mod native_source;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
 mod terminal;
-mod walk;
 
 /// The exit codes of every command (docs/contract.md lists the same, a test checks it).
 const EXIT_CODES: &str = "\

@@ -22,7 +22,7 @@ use lineage_core::native::{self, File, Kind, Located, Source};
 use crate::{input, walk};
 
 /// The native kind of a regular file, from its name and first non-blank line.
-pub(crate) fn kind(path: &Path) -> Option<Kind> {
+pub fn kind(path: &Path) -> Option<Kind> {
     if input::is_stdin(path) {
         // A Zed log pasted into a pipe (`pbpaste | lineage check -`) is one whole file;
         // the other native kinds come in folders.
@@ -42,7 +42,7 @@ pub(crate) fn kind(path: &Path) -> Option<Kind> {
 }
 
 /// Is `path` a native source: a folder, or a native file?
-pub(crate) fn is_native(path: &Path) -> bool {
+pub fn is_native(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir()) || kind(path).is_some()
 }
 
@@ -195,7 +195,7 @@ fn meta_of(path: &Path) -> Option<PathBuf> {
 /// Reads the files of a native source and the source they make; a file that cannot be
 /// read is left out and returned with its error. Bytes that are not UTF-8 are replaced
 /// and reported at their line (`invalid-utf8`).
-pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
+pub fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
     let mut files = Vec::with_capacity(paths.len());
     let mut utf8 = Vec::new();
     let mut errors = Vec::new();
@@ -250,7 +250,7 @@ pub(crate) fn read(paths: &[PathBuf]) -> (Source, Vec<(PathBuf, String)>) {
 }
 
 /// `paths` with the `agent-<id>.meta.json` of each `agent-<id>.jsonl` among them.
-pub(crate) fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+pub fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
     let metas: Vec<PathBuf> = paths.iter().filter_map(|f| meta_of(f)).collect();
     paths.extend(metas);
     paths.sort();
@@ -261,7 +261,7 @@ pub(crate) fn with_metas(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// Opens the native source `path` and picks the tree to show: the one `session` names
 /// (its root id), the one a given file belongs to, or the only one. Several trees and no
 /// choice is a usage error that lists them.
-pub(crate) fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize), String> {
+pub fn open(path: &Path, session: Option<&str>) -> Result<(Source, usize), String> {
     let (given, next_day) = gather_parts(path)?;
     let given = with_metas(given);
     let mut paths = given.clone();

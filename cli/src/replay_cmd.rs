@@ -9,9 +9,10 @@ use lineage_core::engine::{Engine, EngineError, Options, Replay};
 use lineage_core::render;
 use lineage_core::timeline::Timeline;
 
+use lineage_cli::api::{Input, ReplayOptions};
+
 use crate::{Exit, OutputFormat, ReplayArgs, input, native_source, terminal};
 
-mod changes;
 mod native;
 
 pub(crate) fn run(args: &ReplayArgs) -> Exit {
@@ -23,7 +24,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
         ));
     }
     if args.format == OutputFormat::Changes {
-        return changes::run(args);
+        return changes(args);
     }
     if native {
         return native::run(args);
@@ -40,6 +41,31 @@ pub(crate) fn run(args: &ReplayArgs) -> Exit {
         }
         Err(message) => {
             terminal::warn(&format!("error: {path}: {message}"));
+            Exit::Usage
+        }
+    }
+}
+
+/// The options of `lineage_cli::api` the arguments say.
+fn options(args: &ReplayArgs) -> ReplayOptions {
+    ReplayOptions {
+        format: args.input_format,
+        spec: args.spec,
+        session: args.session.clone(),
+        root_thread: None,
+        at: args.at.and_then(|n| usize::try_from(n).ok()),
+    }
+}
+
+/// `--format changes`: the change stream on standard output, flushed after every record
+/// (`lineage_cli::changes`).
+fn changes(args: &ReplayArgs) -> Exit {
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match lineage_cli::changes::stream(Input::Path(&args.trace), &options(args), out) {
+        Ok(true) => Exit::Findings,
+        Ok(false) => Exit::Clean,
+        Err(e) => {
+            terminal::warn(&format!("error: {}: {e}", args.trace.display()));
             Exit::Usage
         }
     }

@@ -13,23 +13,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-/// `text` with every control character (Unicode `Cc`: C0, DEL, C1) but those in `keep`
-/// written as its Rust escape (`\u{1b}`, `\t`, `\r`, …).
-pub(crate) fn escape_controls<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> {
-    let hostile = |c: char| c.is_control() && !keep.contains(&c);
-    if !text.chars().any(hostile) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if hostile(c) {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+pub(crate) use lineage_cli::escape::escape_controls;
 
 /// A whole multi-line human text: controls escaped, line breaks kept.
 pub(crate) fn for_people(text: &str) -> Cow<'_, str> {

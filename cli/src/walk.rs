@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use crate::input;
 
 /// A path to check, or a path and why it cannot be.
-pub(crate) type Input = Result<PathBuf, (PathBuf, String)>;
+pub type Input = Result<PathBuf, (PathBuf, String)>;
 
 /// Every input of `paths`, in order.
-pub(crate) fn inputs(paths: &[PathBuf]) -> Vec<Input> {
+pub fn inputs(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
     for path in paths {
         if input::is_stdin(path) {

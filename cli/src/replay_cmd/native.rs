@@ -6,7 +6,6 @@ use lineage_core::Severity;
 use lineage_core::native::{self, Located, NativeReplay, Source};
 use lineage_core::render;
 use lineage_core::timeline::Timeline;
-use serde_json::Value;
 
 use crate::{Exit, OutputFormat, ReplayArgs, native_source, terminal};
 
@@ -53,27 +52,7 @@ fn show(
     let replay = &mut replayed.replay;
     replay.findings = located.iter().map(|l| l.finding.clone()).collect();
     let text = match args.format {
-        OutputFormat::Json => {
-            let mut view = render::json(replay);
-            if let Some(diagnostics) = view.get_mut("diagnostics").and_then(Value::as_array_mut) {
-                for (d, l) in diagnostics.iter_mut().zip(&located) {
-                    d["file"] = Value::String(file(l));
-                }
-            }
-            if let (Some(obj), Some(stream)) = (view.as_object_mut(), source.streams.get(index)) {
-                let files: Vec<Value> = stream
-                    .files
-                    .iter()
-                    .filter_map(|f| source.files.get(*f))
-                    .map(|p| Value::String(p.clone()))
-                    .collect();
-                obj.insert(
-                    "source".into(),
-                    serde_json::json!({"root": stream.root, "files": files}),
-                );
-            }
-            serde_json::to_string_pretty(&view).unwrap_or_default() + "\n"
-        }
+        OutputFormat::Json => lineage_cli::api::native_json(source, index, replayed),
         OutputFormat::Html => {
             let summary = timeline.map(|t| t.summary(replay)).unwrap_or_default();
             render::html(replay, &summary, &args.trace.display().to_string())

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use lineage_core::native::{self, Located};
 
 use super::FileReport;
-use crate::{CheckArgs, CheckFormat, native_source};
+use super::Settings;
+use crate::native_source;
 
 /// One report per file of the source (in path order); a file that could not be read is
 /// a failed report.
-pub(super) fn check(paths: &[PathBuf], args: &CheckArgs) -> Vec<FileReport> {
-    let keep_lines = args.format == CheckFormat::Human;
+pub(super) fn check(paths: &[PathBuf], settings: Settings) -> Vec<FileReport> {
+    let keep_lines = settings.keep_lines;
     let (source, errors) = native_source::read(paths);
     let mut located: Vec<Located> = source.findings.clone();
     let mut formats = vec![None; source.files.len()];
@@ -24,7 +25,7 @@ pub(super) fn check(paths: &[PathBuf], args: &CheckArgs) -> Vec<FileReport> {
             }
         }
         let options = native::Options {
-            acp_spec: args.spec,
+            acp_spec: settings.spec,
             transcripts_off: true,
             ..native::Options::default()
         };

@@ -1,31 +1,33 @@
 //! `lineage replay --format changes`: the change stream, written and flushed as each
 //! record is read, so a pipe or a FIFO is followed live (`… | lineage replay - --format
 //! changes`). The protocol is `lineage_core::render::changes` (docs/changes.md).
+//! Never: chooses the sink (standard output for the command, memory for a binding).
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 use lineage_core::Severity;
-use lineage_core::engine::{Engine, Options, Output};
+use lineage_core::engine::{Engine, Output};
 use lineage_core::finding::Finding;
 use lineage_core::native;
 use lineage_core::render::changes::ChangeWriter;
 use lineage_core::trace::Format;
 
-use crate::{Exit, ReplayArgs, input, native_source, terminal};
+use crate::api::{Error, ErrorCode, Input, ReplayOptions};
+use crate::native_source;
 
-/// Standard output, flushed after every record that wrote something. A reader that went
-/// away (`| head`) ends the run quietly.
-struct Live<'a> {
-    out: io::BufWriter<io::StdoutLock<'a>>,
+/// The sink, flushed after every record that wrote something. A reader that went away
+/// (`| head`) ends the run quietly.
+struct Live<W: Write> {
+    out: W,
     writer: ChangeWriter,
     closed: bool,
 }
 
-impl Live<'_> {
-    fn new() -> Self {
+impl<W: Write> Live<W> {
+    fn new(out: W) -> Self {
         Self {
-            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            out,
             writer: ChangeWriter::default(),
             closed: false,
         }
@@ -95,36 +97,29 @@ impl Live<'_> {
     }
 }
 
-pub(super) fn run(args: &super::ReplayArgs) -> Exit {
-    let path = args.trace.display().to_string();
-    let result = if args.input_format.is_none() && native_source::is_native(&args.trace) {
-        run_native(args)
-    } else {
-        run_trace(args)
-    };
-    match result {
-        Ok(exit) => exit,
-        Err(message) => {
-            terminal::warn(&format!("error: {path}: {message}"));
-            Exit::Usage
-        }
+/// Writes the change stream of `input` to `out`, flushing it after each record that
+/// wrote a line; returns whether a finding is an error (the command exits 1 then).
+pub fn stream(input: Input<'_>, options: &ReplayOptions, out: impl Write) -> Result<bool, Error> {
+    let mut live = Live::new(out);
+    match input.native_path(options.format) {
+        Some(path) => run_native(path, options, &mut live),
+        None => run_trace(input, options, &mut live),
     }
 }
 
-fn exit_for(errors: bool) -> Exit {
-    if errors { Exit::Findings } else { Exit::Clean }
+fn output_error(e: io::Error) -> Error {
+    Error::new(ErrorCode::Output, e.to_string())
 }
 
-fn run_trace(args: &ReplayArgs) -> Result<Exit, String> {
-    let until = args.at.and_then(|n| usize::try_from(n).ok());
-    let mut engine = Engine::new(Options {
-        format: args.input_format,
-        acp_spec: args.spec,
-        ..Options::default()
-    });
-    let mut live = Live::new();
+fn run_trace(
+    input: Input<'_>,
+    options: &ReplayOptions,
+    live: &mut Live<impl Write>,
+) -> Result<bool, Error> {
+    let until = options.at;
+    let mut engine = Engine::new(options.engine());
     let mut errors = false;
-    let failed = input::each_line(&args.trace, |line| {
+    let failed = input.each_line(|line| {
         if until.is_some_and(|stop| engine.line() >= stop) {
             return ControlFlow::Break(None);
         }
@@ -133,24 +128,24 @@ fn run_trace(args: &ReplayArgs) -> Result<Exit, String> {
                 errors |= has_error(&out);
                 match live.write(engine.format(), engine.line(), &out) {
                     Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => ControlFlow::Break(Some(e.to_string())),
+                    Err(e) => ControlFlow::Break(Some(output_error(e))),
                 }
             }
-            Err(e) => ControlFlow::Break(Some(e.to_string())),
+            Err(e) => ControlFlow::Break(Some(e.into())),
         }
     })?;
-    if let Some(Some(message)) = failed {
-        return Err(message);
+    if let Some(Some(e)) = failed {
+        return Err(e);
     }
     if until.is_none() {
-        let end = engine.end().map_err(|e| e.to_string())?;
+        let end = engine.end()?;
         errors |= has_error(&end);
         live.write(engine.format(), engine.line(), &end)
-            .map_err(|e| e.to_string())?;
+            .map_err(output_error)?;
     }
-    let replay = engine.stop().map_err(|e| e.to_string())?;
-    live.finish(&replay).map_err(|e| e.to_string())?;
-    Ok(exit_for(errors))
+    let replay = engine.stop()?;
+    live.finish(&replay).map_err(output_error)?;
+    Ok(errors)
 }
 
 fn has_error(out: &Output) -> bool {
@@ -159,14 +154,18 @@ fn has_error(out: &Output) -> bool {
 
 /// A native source: its records are read whole first (they are files), then streamed.
 /// A finding's line carries `"file"`, and its `line` is that file's line.
-fn run_native(args: &ReplayArgs) -> Result<Exit, String> {
-    let (source, index) = native_source::open(&args.trace, args.session.as_deref())?;
-    let options = native::Options {
-        until: args.at.and_then(|n| usize::try_from(n).ok()),
-        acp_spec: args.spec,
-        ..native::Options::default()
-    };
-    let stream = source.streams.get(index).ok_or("no session tree")?;
+fn run_native(
+    path: &std::path::Path,
+    options: &ReplayOptions,
+    live: &mut Live<impl Write>,
+) -> Result<bool, Error> {
+    let (source, index) = native_source::open(path, options.session.as_deref())
+        .map_err(|e| Error::native(path, e))?;
+    let options = options.native();
+    let stream = source
+        .streams
+        .get(index)
+        .ok_or_else(|| Error::new(ErrorCode::Usage, "no session tree"))?;
     let file = |i: usize| source.files.get(i).cloned().unwrap_or_default();
     let locate = |findings: &[Finding]| -> Vec<(String, Finding)> {
         let place = |f: &Finding| {
@@ -177,7 +176,6 @@ fn run_native(args: &ReplayArgs) -> Result<Exit, String> {
         };
         findings.iter().map(place).collect()
     };
-    let mut live = Live::new();
     let mut failed: Option<io::Error> = None;
     let mut errors = false;
     let replayed = native::replay_observed(&source, index, options, |engine, out, _| {
@@ -188,10 +186,9 @@ fn run_native(args: &ReplayArgs) -> Result<Exit, String> {
         {
             failed = Some(e);
         }
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     if let Some(e) = failed {
-        return Err(e.to_string());
+        return Err(output_error(e));
     }
     let last = replayed.replay.last_line;
     let mut located = locate(&replayed.end.findings);
@@ -201,7 +198,7 @@ fn run_native(args: &ReplayArgs) -> Result<Exit, String> {
     }
     errors |= located.iter().any(|(_, f)| f.severity == Severity::Error);
     live.write_located(stream.format, last, &replayed.end, &located)
-        .map_err(|e| e.to_string())?;
-    live.finish(&replayed.replay).map_err(|e| e.to_string())?;
-    Ok(exit_for(errors))
+        .map_err(output_error)?;
+    live.finish(&replayed.replay).map_err(output_error)?;
+    Ok(errors)
 }

@@ -13,13 +13,20 @@ use serde_json::json;
 use serde_sarif::sarif;
 
 use super::FileReport;
-use crate::terminal::escape_controls;
+use crate::escape::escape_controls;
 
 const SNIPPET_CHARS: usize = 120;
 
+/// Whether a finding fails the run: an error, or a warning with `deny_warnings`.
+pub fn fails(reports: &[FileReport], deny_warnings: bool) -> bool {
+    reports.iter().flat_map(|r| &r.findings).any(|f| {
+        f.severity == Severity::Error || (deny_warnings && f.severity == Severity::Warning)
+    })
+}
+
 /// rustc-style diagnostics pointing at `file:line`, then a summary line; in colour when
 /// `color` (`--color`, see `terminal::colors`).
-pub(super) fn human(reports: &[FileReport], color: bool) -> String {
+pub fn human(reports: &[FileReport], color: bool) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
@@ -133,7 +140,7 @@ fn counts(reports: &[FileReport]) -> (usize, usize) {
 }
 
 /// docs/contract.md: `{"files":[{"path","format","findings":[…]}],"summary":{"files","errors","warnings"}}`.
-pub(super) fn json(reports: &[FileReport]) -> String {
+pub fn json(reports: &[FileReport]) -> String {
     let files: Vec<CheckedFile<'_>> = reports
         .iter()
         .map(|r| CheckedFile {
@@ -152,7 +159,7 @@ pub(super) fn json(reports: &[FileReport]) -> String {
 /// JUnit XML: one test suite per file, one test case per finding (a failure when it
 /// fails the run, described with its catalogue summary), or one passing `conformance`
 /// case for a clean file.
-pub(super) fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
+pub fn junit(reports: &[FileReport], deny_warnings: bool) -> String {
     let mut report = Report::new("lineage check");
     for r in reports {
         let mut suite = TestSuite::new(r.path.as_str());
@@ -226,7 +233,7 @@ fn sarif_level(severity: Severity) -> sarif::ResultLevel {
 
 /// SARIF 2.1.0: one run whose driver lists every rule (stable `ruleId`s, default level,
 /// definition); one result per finding located at `file:line`.
-pub(super) fn sarif(reports: &[FileReport]) -> String {
+pub fn sarif(reports: &[FileReport]) -> String {
     let rules: Vec<sarif::ReportingDescriptor> = catalogue()
         .iter()
         .map(|r| {
@@ -365,7 +372,7 @@ fn uri_reference(path: &str) -> String {
 }
 
 /// GitHub Actions workflow commands: `::error file=…,line=…,title=<rule>::<message>`.
-pub(super) fn github(reports: &[FileReport]) -> String {
+pub fn github(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for r in reports {
         if let Some(error) = &r.error {
