@@ -26,7 +26,10 @@ fn input<'a>(path: &'a Option<String>, text: &'a Option<String>) -> Result<Input
     }
 }
 
-pub(crate) fn parse<T: std::str::FromStr>(what: &str, value: Option<&str>) -> Result<Option<T>, Error>
+pub(crate) fn parse<T: std::str::FromStr>(
+    what: &str,
+    value: Option<&str>,
+) -> Result<Option<T>, Error>
 where
     T::Err: std::fmt::Display,
 {
@@ -54,8 +57,12 @@ fn replay_options(
 
 /// JSON text the library wrote, as a Python value.
 fn document<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| Error::usage("internal", format!("lineage wrote JSON it cannot read: {e}")))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        Error::usage(
+            "internal",
+            format!("lineage wrote JSON it cannot read: {e}"),
+        )
+    })?;
     pyser::to_py(py, &value)
 }
 
@@ -73,7 +80,8 @@ pub(crate) fn _replay<'py>(
     at: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = replay_options(format, spec, session, root_thread, at)?;
-    let doc = py.detach(|| api::replay_json(input(&path, &text)?, &options).map_err(Error::from))?;
+    let doc =
+        py.detach(|| api::replay_json(input(&path, &text)?, &options).map_err(Error::from))?;
     document(py, &doc.text)
 }
 

@@ -51,7 +51,9 @@ impl FileReport {
             findings: r.findings.clone(),
             error: r.error.clone(),
             lines: r.lines.clone(),
-            revision: r.revision.map(|(spec, shapes)| (spec.to_string(), shapes.to_string())),
+            revision: r
+                .revision
+                .map(|(spec, shapes)| (spec.to_string(), shapes.to_string())),
         }
     }
 
@@ -187,17 +189,18 @@ fn check_all(
         done
     };
     let mut results: Vec<Vec<Report>> = vec![Vec::new(); paths.len()];
-    let all = std::thread::scope(|scope| {
-        let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
-        let mut all = work();
-        for handle in handles {
-            // A panic is a broken invariant: its paths' reports are lost, so the call fails.
-            all.extend(handle.join().map_err(|_| {
-                Error::usage("internal", "a check thread failed inside lineage")
-            })?);
-        }
-        Ok::<_, Error>(all)
-    })?;
+    let all =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
+            let mut all = work();
+            for handle in handles {
+                // A panic is a broken invariant: its paths' reports are lost, so the call fails.
+                all.extend(handle.join().map_err(|_| {
+                    Error::usage("internal", "a check thread failed inside lineage")
+                })?);
+            }
+            Ok::<_, Error>(all)
+        })?;
     for (k, reports) in all {
         if let Some(slot) = results.get_mut(k) {
             *slot = reports;
@@ -215,7 +218,9 @@ pub(crate) fn _report(
     deny_warnings: bool,
 ) -> PyResult<String> {
     let files: Vec<Report> = reports.iter().map(|r| r.get().report.clone()).collect();
-    let format = format.parse::<lineage_cli::api::ReportFormat>().map_err(Error::from)?;
+    let format = format
+        .parse::<lineage_cli::api::ReportFormat>()
+        .map_err(Error::from)?;
     Ok(py.detach(|| {
         use lineage_cli::api::ReportFormat as F;
         match format {

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -81,8 +81,8 @@ def generate_corpus(binary, folder: Path, count: int) -> list[Path]:
     formats = ["canonical", "codex-app-server", "claude-sdk", "acp"]
     shapes = ["wide:3", "deep:3", "long:30"]
     folder.mkdir()
-    files = []
-    for k in range(count):
+
+    def one(k: int) -> Path:
         fmt, shape = formats[k % 4], shapes[(k // 4) % 3]
         path = folder / f"{k:05}-{fmt}.jsonl"
         subprocess.run([str(binary), "gen", "--format", fmt, "--shape", shape,
@@ -90,8 +90,10 @@ def generate_corpus(binary, folder: Path, count: int) -> list[Path]:
         if k % 10 == 0:
             with path.open("a") as out:
                 out.write("{not json\n")
-        files.append(path)
-    return files
+        return path
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(one, range(count)))
 
 
 @pytest.mark.dask

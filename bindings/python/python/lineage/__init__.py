@@ -18,12 +18,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from . import _lineage
 from ._errors import FormatError, LineageError, UsageError
-from ._lineage import Engine, __version__
-
-try:  # the module functions come with the CLI crate's library API
-    from ._lineage import FileReport
-except ImportError:  # pragma: no cover
-    FileReport = None  # type: ignore[assignment,misc]
+from ._lineage import Engine, FileReport, __version__
 
 Source = Union[str, "os.PathLike[str]"]
 
