@@ -159,3 +159,29 @@ def test_two_threads_on_one_engine_take_turns():
     assert errors == []
     assert engine.line == 801
     assert len(engine.snapshot()["sessions"][0]["turns"]) == 1  # guidance joins the turn
+
+
+def test_numbers_are_what_json_loads_reads(tmp_path, lineage_bin):
+    """A payload's numbers keep their text in lineage; in Python they are what
+    `json.loads` makes of the command's output: a big integer stays an int, 1e400 is inf."""
+    from conftest import run_cli
+
+    trace = tmp_path / "numbers.jsonl"
+    trace.write_text(
+        '{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}}\n'
+        '{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}}}\n'
+        '{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R",'
+        '"update":{"sessionUpdate":"usage_update","used":123456789012345678901234567890,'
+        '"size":1e400,"cost":{"amount":1.50,"currency":"USD"},"x":-0}}}}\n'
+    )
+    engine = lineage.Engine()
+    changes = []
+    for line in trace.read_text().splitlines():
+        changes += engine.push(line)["changes"]
+    usage = [c["usage"] for c in changes if c["type"] == "acp_usage_changed"]
+    assert usage == [{"cost": {"amount": 1.5, "currency": "USD"}, "size": float("inf"),
+                      "used": 123456789012345678901234567890, "x": 0}]
+    assert isinstance(usage[0]["used"], int) and isinstance(usage[0]["cost"]["amount"], float)
+    _, document = run_cli(lineage_bin, "replay", trace, "--format", "json")
+    engine.finish()
+    assert engine.snapshot() == json.loads(document)
