@@ -3,16 +3,23 @@
 //! forwards the bytes unchanged both ways, and writes each line as a trace record with
 //! its `at` (Unix ms), flushed at once, so a crash or a kill loses nothing already
 //! forwarded. Signals sent to lineage go to the program; its exit code is lineage's.
-//! With `--check`, findings are printed on standard error as the records arrive.
+//! With `--check`, findings are printed on standard error as the records arrive: the
+//! first [`SHOWN_PER_RULE`] of each rule, then one line per rule counting the rest.
+//!
+//! Bounded: however long the program runs, memory stays the same. The lines read wait
+//! in a queue of at most [`QUEUED_LINES`] to be recorded (a program that writes faster
+//! than its trace is written waits for it), and nothing is kept per line or per finding.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use lineage_core::engine::{Engine, Options};
+use lineage_core::finding::Finding;
 use lineage_core::trace::Format;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::{Exit, RecordArgs, terminal};
@@ -75,27 +82,34 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
     };
     trace.start();
     forward_signals(&child);
-    let (tx, rx) = mpsc::channel::<Read_>();
-    start_pumps(&mut child, tx);
+    let (tx, rx) = mpsc::sync_channel::<Read_>(QUEUED_LINES);
+    start_pumps(&mut child, tx.clone());
+    // The program is waited for on a thread of its own, so the queue is read meanwhile:
+    // a pump waiting for room in it is never left waiting on a program that waits on it.
+    std::thread::spawn(move || {
+        let _ = tx.send(Read_::Exited(child.wait()));
+    });
     let mut writer = Writer::new(args);
-    let mut write = |read: Read_| {
-        if let Read_::Line(dir, line, at) = read {
-            trace.write(&mut writer, dir, &line, at);
+    let mut write = |dir, line: &[u8], at| trace.write(&mut writer, dir, line, at);
+    // Until the program closed its output and ended; then whatever our input still had
+    // queued. (Our input may stay open after the program ended: its pump is not waited
+    // for.)
+    let (mut closed, mut status) = (false, None);
+    while !closed || status.is_none() {
+        match rx.recv() {
+            Ok(Read_::Line(dir, line, at)) => write(dir, &line, at),
+            Ok(Read_::ProgramClosed) => closed = true,
+            Ok(Read_::Exited(exited)) => status = Some(exited),
+            Err(_) => break,
         }
-    };
-    // Until the program closes its output; then whatever our input still had queued.
-    // (Our input may stay open after the program ended: its pump is not waited for.)
-    for read in rx.iter() {
-        if read == Read_::ProgramClosed {
-            break;
-        }
-        write(read);
     }
-    let status = child.wait();
     while let Ok(read) = rx.try_recv() {
-        write(read);
+        if let Read_::Line(dir, line, at) = read {
+            write(dir, &line, at);
+        }
     }
     writer.finish();
+    let status = status.unwrap_or_else(|| Err(std::io::Error::other("the program was lost")));
     let exit = exit_of(status);
     match trace.failed {
         None => exit,
@@ -193,17 +207,23 @@ impl Trace {
     }
 }
 
-/// What a pump read.
-#[derive(Debug, PartialEq, Eq)]
+/// Lines read and not yet recorded, at most: a full queue holds the pumps back (so the
+/// program waits for its trace), and memory does not grow with the traffic.
+const QUEUED_LINES: usize = 1024;
+
+/// What a pump (or the program's waiter) tells the recorder.
+#[derive(Debug)]
 enum Read_ {
     /// A line (with its newline, if it had one) and when it was read.
     Line(Dir, Vec<u8>, u64),
     /// The program closed its standard output.
     ProgramClosed,
+    /// The program ended.
+    Exited(std::io::Result<ExitStatus>),
 }
 
 /// The program's exit code as lineage's (128 + the signal's number when it was killed).
-fn exit_of(status: std::io::Result<std::process::ExitStatus>) -> Exit {
+fn exit_of(status: std::io::Result<ExitStatus>) -> Exit {
     let Ok(status) = status else {
         return Exit::Usage;
     };
@@ -222,7 +242,7 @@ fn exit_of(status: std::io::Result<std::process::ExitStatus>) -> Exit {
 
 /// Threads copying our stdin to the program and the program's stdout to ours, byte for
 /// byte, and sending every complete line (and a last unterminated one) to be recorded.
-fn start_pumps(child: &mut Child, tx: mpsc::Sender<Read_>) {
+fn start_pumps(child: &mut Child, tx: mpsc::SyncSender<Read_>) {
     if let Some(stdin) = child.stdin.take() {
         let tx = tx.clone();
         std::thread::spawn(move || pump_to_program(stdin, &tx));
@@ -241,7 +261,7 @@ fn start_pumps(child: &mut Child, tx: mpsc::Sender<Read_>) {
     }
 }
 
-fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::Sender<Read_>) {
+fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::SyncSender<Read_>) {
     let input = std::io::stdin().lock();
     pump(BufReader::new(input), &mut stdin, Dir::ToProgram, tx);
     // Our input ended: so does the program's.
@@ -249,7 +269,7 @@ fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::Sender<Read_>) {
 }
 
 /// Copies `from` to `to` line by line, unchanged, flushing each line, and reports each.
-fn pump(mut from: impl BufRead, to: &mut impl Write, dir: Dir, tx: &mpsc::Sender<Read_>) {
+fn pump(mut from: impl BufRead, to: &mut impl Write, dir: Dir, tx: &mpsc::SyncSender<Read_>) {
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -297,6 +317,10 @@ fn forward_signals(child: &Child) {
 #[cfg(not(unix))]
 fn forward_signals(_child: &Child) {}
 
+/// Findings of one rule `record --check` prints as they come; the rest are counted and
+/// said in one line at the end (`lineage check` of the trace lists every one).
+pub(crate) const SHOWN_PER_RULE: usize = 5;
+
 /// Writes the trace: the header at the first record (once the format is known), then
 /// one flushed record per line; with `--check`, the engine reads each record too.
 struct Writer {
@@ -304,8 +328,8 @@ struct Writer {
     line: usize,
     check: Option<Engine>,
     path: String,
-    /// Findings already printed: (line, rule, message).
-    printed: std::collections::BTreeSet<(usize, String, String)>,
+    /// Per rule (in order of first finding): findings printed, and findings not printed.
+    counted: Vec<(&'static str, usize, usize)>,
 }
 
 impl Writer {
@@ -313,9 +337,18 @@ impl Writer {
         Self {
             format: args.format,
             line: 0,
-            check: args.check.then(|| Engine::new(Options::default())),
+            // What `lineage check` reads with, and no finding kept: each is printed (or
+            // counted) from the output that reports it.
+            check: args.check.then(|| {
+                Engine::new(Options {
+                    transcripts: false,
+                    view_changes: false,
+                    keep_findings: false,
+                    ..Options::default()
+                })
+            }),
             path: args.output.display().to_string(),
-            printed: std::collections::BTreeSet::new(),
+            counted: Vec::new(),
         }
     }
 
@@ -340,18 +373,21 @@ impl Writer {
             ));
         }
         // A JSON line is kept as it was written (byte for byte); one that is not JSON is
-        // kept as a string, so replay reports it at its line.
-        let message = match (
-            serde_json::from_slice::<Value>(text),
-            std::str::from_utf8(text),
-        ) {
-            (Ok(_), Ok(json)) => json.to_owned(),
-            _ => Value::String(String::from_utf8_lossy(text).into_owned()).to_string(),
-        };
-        out.push_str(&format!(
-            "{{\"from\":\"{}\",\"message\":{message},\"at\":{at}}}\n",
-            side(format, dir)
-        ));
+        // kept as a string, so replay reports it at its line. The line is only checked
+        // to be JSON, never built into a value.
+        let json = std::str::from_utf8(text)
+            .ok()
+            .filter(|json| serde_json::from_str::<IgnoredAny>(json).is_ok());
+        out.push_str("{\"from\":\"");
+        out.push_str(side(format, dir));
+        out.push_str("\",\"message\":");
+        match json {
+            Some(json) => out.push_str(json),
+            None => {
+                out.push_str(&Value::String(String::from_utf8_lossy(text).into_owned()).to_string())
+            }
+        }
+        out.push_str(&format!(",\"at\":{at}}}\n"));
         file.write_all(out.as_bytes())?;
         file.flush()?;
         for line in out.lines() {
@@ -361,25 +397,48 @@ impl Writer {
         Ok(())
     }
 
-    /// The end of the recording: with `--check`, the end-of-trace findings (those not
-    /// printed as their records arrived).
+    /// The end of the recording: with `--check`, the end-of-trace findings, then a line
+    /// for each rule with findings not printed.
     fn finish(mut self) {
-        let Some(engine) = self.check.take() else {
+        let Some(mut engine) = self.check.take() else {
             return;
         };
-        let Ok(replay) = engine.finish() else {
-            return;
-        };
-        for f in replay.findings {
-            let key = (f.line, f.rule.to_string(), f.message.clone());
-            if !self.printed.contains(&key) {
-                self.warn(&f);
+        if let Ok(end) = engine.end() {
+            self.report(&end.findings);
+        }
+        for (rule, _, more) in &self.counted {
+            if *more > 0 {
+                terminal::warn(&format!(
+                    "{}: {rule}: {more} more finding(s) not printed (the first \
+                     {SHOWN_PER_RULE} of each rule are); `lineage check {}` lists every one",
+                    self.path, self.path
+                ));
             }
         }
     }
 
-    fn warn(&self, f: &lineage_core::finding::Finding) {
-        terminal::warn_finding(&self.path, f);
+    /// Prints each finding, unless its rule already had [`SHOWN_PER_RULE`] printed:
+    /// that one is only counted.
+    fn report(&mut self, findings: &[Finding]) {
+        for f in findings {
+            let rule = f.rule.as_str();
+            let at = match self.counted.iter().position(|(r, _, _)| *r == rule) {
+                Some(at) => at,
+                None => {
+                    self.counted.push((rule, 0, 0));
+                    self.counted.len() - 1
+                }
+            };
+            let Some((_, shown, more)) = self.counted.get_mut(at) else {
+                continue;
+            };
+            if *shown < SHOWN_PER_RULE {
+                *shown += 1;
+                terminal::warn_finding(&self.path, f);
+            } else {
+                *more += 1;
+            }
+        }
     }
 
     fn check_line(&mut self, line: &str) {
@@ -389,10 +448,6 @@ impl Writer {
         let Ok(out) = engine.push_line(line) else {
             return;
         };
-        for f in out.findings {
-            self.warn(&f);
-            self.printed
-                .insert((f.line, f.rule.to_string(), f.message.clone()));
-        }
+        self.report(&out.findings);
     }
 }
