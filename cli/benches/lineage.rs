@@ -5,7 +5,8 @@
 //! `-- --only acp_deep_chain,append_scaling` to measure only the metrics named: `replay_vs_parse`,
 //! `peak_rss_kib` (with `replay_rss_vs_output`), `check_vs_parse`, `check_vs_official_decode`,
 //! `check_peak_rss_mib`, `acp_deep_chain`, `scaling`, `append_scaling`, `snapshot_vs_clone`,
-//! `retained_bytes_per_event`, `native_rollout_vs_parse`, `native_transcript_vs_parse`).
+//! `retained_bytes_per_event`, `native_rollout_vs_parse`, `native_transcript_vs_parse`,
+//! `render_scaling`, `convert_scaling`, `record_rss_scaling`).
 //! Prints a table, then one JSON line with every metric measured.
 
 #![allow(
@@ -23,8 +24,11 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lineage_core::engine::{Engine, Options};
+use lineage_core::engine::{Engine, Options, Replay};
 use lineage_core::native;
+use lineage_core::project::Converter;
+use lineage_core::render;
+use lineage_core::timeline::Timeline;
 use lineage_core::trace::Format;
 use lineage_core::{Event, Outcome, Role, SessionId, Snapshot};
 use lineage_traces::generator::{NativeKind, Shape, generate, generate_native};
@@ -422,6 +426,7 @@ fn retained_bytes_per_event(records: usize) -> (f64, usize) {
 fn peak_rss_kib(args: &[&str], stdout: std::process::Stdio) -> Option<u64> {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lineage"))
         .args(args)
+        .stdin(std::process::Stdio::null())
         .stdout(stdout)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -765,6 +770,141 @@ fn check_rss_row(run: &Run, acp: &str) -> Row {
     )
 }
 
+/// A `long` Codex trace of `records` records, as `lineage gen --format codex-app-server
+/// --shape long:N --seed 7` writes it.
+fn codex_long(records: usize) -> String {
+    generate(Format::CodexAppServer, Shape::Long { records }, 7)
+}
+
+/// The replay of `text`, with the timeline `replay --format html` records as it reads.
+fn replay_with_timeline(text: &str) -> (Replay, Timeline) {
+    let mut engine = Engine::new(Options::default());
+    let mut timeline = Timeline::default();
+    for line in text.lines() {
+        let out = engine.push_line(line).unwrap();
+        timeline.observe(&engine, &out);
+    }
+    (engine.finish().unwrap(), timeline)
+}
+
+/// The sizes (records) of the `render_scaling` and `convert_scaling` traces.
+const SCALING_SIZES: [usize; 2] = [40_000, 160_000];
+
+/// `render_scaling`: the time of each view of `replay` (tree, mermaid, html) of a `long`
+/// Codex trace of 160k records ÷ of 40k records (linear gives 4), the three views
+/// measured interleaved; the row is the worst of the three, each one in its detail.
+fn render_scaling(run: &Run) -> Row {
+    run.progress("render_scaling");
+    let [small, big] = SCALING_SIZES.map(|n| replay_with_timeline(&codex_long(n)));
+    let html = |(replay, timeline): &(Replay, Timeline)| {
+        black_box(render::html(replay, &timeline.summary(replay), "bench").len());
+    };
+    let times = interleaved_all(
+        run.reps,
+        &mut [
+            &mut || drop(black_box(render::tree(&small.0))),
+            &mut || drop(black_box(render::tree(&big.0))),
+            &mut || drop(black_box(render::mermaid(&small.0))),
+            &mut || drop(black_box(render::mermaid(&big.0))),
+            &mut || html(&small),
+            &mut || html(&big),
+        ],
+    );
+    let ratio = |i: usize| times[i + 1].as_secs_f64() / times[i].as_secs_f64();
+    let views = [("tree", 0), ("mermaid", 2), ("html", 4)];
+    let worst = views.iter().map(|&(_, i)| ratio(i)).fold(0.0, f64::max);
+    let detail = views
+        .iter()
+        .map(|&(name, i)| {
+            format!(
+                "{name} {:.2?} → {:.2?} ({:.2})",
+                times[i],
+                times[i + 1],
+                ratio(i)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    (
+        "render_scaling",
+        worst,
+        "≤ 4.5",
+        format!("worst of, 40k → 160k codex records: {detail}"),
+    )
+}
+
+/// What `lineage convert --to acp-v1` does with `text`: the converter's output, record
+/// by record, and its tail.
+fn convert_all(text: &str) {
+    let mut converter = Converter::new(Options::default(), Default::default());
+    let mut written = 0;
+    for line in text.lines() {
+        written += converter.push_line(line).unwrap().len();
+    }
+    let (tail, replay) = converter.finish().unwrap();
+    black_box((written, tail.len(), replay.findings.len()));
+}
+
+/// `convert_scaling`: `convert --to acp-v1` of a `long` Codex trace of 160k records ÷ of
+/// 40k records (linear gives 4).
+fn convert_scaling(run: &Run) -> Row {
+    run.progress("convert_scaling");
+    let [small, big] = SCALING_SIZES.map(codex_long);
+    let (t_small, t_big) = interleaved(run.reps, || convert_all(&small), || convert_all(&big));
+    (
+        "convert_scaling",
+        t_big.as_secs_f64() / t_small.as_secs_f64(),
+        "≤ 4.5",
+        format!("convert --to acp-v1 of codex records: 40k {t_small:.2?}, 160k {t_big:.2?}"),
+    )
+}
+
+/// One line a recorded program writes (an ACP agent's message chunk).
+const RECORDED_LINE: &str = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Reading the build log"}}}}"#;
+
+/// Peak RSS (KiB) of `lineage record -o /dev/null` in front of a program that writes
+/// `lines` lines (each forwarded to standard output and recorded).
+fn record_peak_rss(lines: usize) -> Option<u64> {
+    let program = format!("yes '{RECORDED_LINE}' | head -n {lines}");
+    let args = ["record", "-o", "/dev/null", "--", "sh", "-c", &program];
+    peak_rss_kib(&args, std::process::Stdio::null())
+}
+
+/// `record_rss_scaling`: the peak RSS of `lineage record` forwarding 4M lines ÷ 1M lines
+/// (1M ÷ 250k with `--quick`); a proxy that keeps nothing per line gives 1.
+fn record_rss_scaling(run: &Run) -> Row {
+    run.progress("record_rss_scaling");
+    let big = if run.quick { 1_000_000 } else { 4_000_000 };
+    let small = big / 4;
+    let (mut smalls, mut bigs) = (Vec::new(), Vec::new());
+    for _ in 0..run.reps.min(3) {
+        smalls.extend(record_peak_rss(small));
+        bigs.extend(record_peak_rss(big));
+    }
+    let median = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied()
+    };
+    let (Some(p_small), Some(p_big)) = (median(smalls), median(bigs)) else {
+        return (
+            "record_rss_scaling",
+            f64::NAN,
+            "≤ 1.2",
+            "(could not be read)".into(),
+        );
+    };
+    (
+        "record_rss_scaling",
+        kib(p_big) / kib(p_small),
+        "≤ 1.2",
+        format!(
+            "peak RSS of lineage record forwarding {}k lines {p_small} KiB, {}k lines {p_big} KiB",
+            small / 1000,
+            big / 1000
+        ),
+    )
+}
+
 /// The table, then one JSON line with every metric measured.
 fn report(rows: &[Row], lines: Option<usize>) {
     println!("{:<26} {:>12} {:>8}  detail", "metric", "value", "target");
@@ -813,7 +953,7 @@ fn main() {
             rows.push(check_rss_row(&run, &acp));
         }
     }
-    let measures: [Measure; 7] = [
+    let measures: [Measure; 10] = [
         ("acp_deep_chain", acp_deep_chain),
         ("scaling", scaling),
         ("append_scaling", append),
@@ -821,6 +961,9 @@ fn main() {
         ("retained_bytes_per_event", retained),
         ("native_rollout_vs_parse", native_rollout),
         ("native_transcript_vs_parse", native_transcript),
+        ("render_scaling", render_scaling),
+        ("convert_scaling", convert_scaling),
+        ("record_rss_scaling", record_rss_scaling),
     ];
     for (name, measure) in measures {
         if run.wants(name) {

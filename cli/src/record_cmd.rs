@@ -3,7 +3,13 @@
 //! forwards the bytes unchanged both ways, and writes each line as a trace record with
 //! its `at` (Unix ms), flushed at once, so a crash or a kill loses nothing already
 //! forwarded. Signals sent to lineage go to the program; its exit code is lineage's.
-//! With `--check`, findings are printed on standard error as the records arrive.
+//! With `--check`, findings are printed on standard error as the records arrive: the
+//! first [`SHOWN_PER_RULE`] of each rule, then one line per rule counting the rest.
+//!
+//! Bounded: however long the program runs, memory stays the same. The lines read wait
+//! in a queue of at most [`proxy::QUEUED_LINES`] to be recorded (a program that writes
+//! faster than its trace is written waits for it), and nothing is kept per line or per
+//! finding.
 
 pub(crate) mod proxy;
 
@@ -11,6 +17,7 @@ use std::fs::File;
 use std::io::Write;
 
 use lineage_core::engine::{Engine, Options};
+use lineage_core::finding::Finding;
 
 use lineage_core::render::otlp::{self, Recorder};
 
@@ -51,7 +58,11 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
         }
         write(read);
     }
-    let status = child.wait();
+    let status = proxy::wait_draining(&mut child, &rx, |read| {
+        write(read);
+        std::ops::ControlFlow::Continue(())
+    })
+    .unwrap_or_else(|| Err(std::io::Error::other("the program was lost")));
     while let Ok(read) = rx.try_recv() {
         write(read);
     }
@@ -155,24 +166,39 @@ struct Writer {
     /// `--otlp-endpoint`: the live export.
     live: Option<Live>,
     path: String,
-    /// Findings already printed: (line, rule, message).
-    printed: std::collections::BTreeSet<(usize, String, String)>,
+    /// Per rule (in order of first finding): findings printed, and findings not printed.
+    counted: Vec<(&'static str, usize, usize)>,
 }
+
+/// Findings of one rule `record --check` prints as they come; the rest are counted and
+/// said in one line at the end (`lineage check` of the trace lists every one).
+pub(crate) const SHOWN_PER_RULE: usize = 5;
 
 impl Writer {
     fn new(args: &RecordArgs) -> Self {
         Self {
             text: TraceText::new(args.format),
             line: 0,
-            check: (args.check || args.otlp_endpoint.is_some())
-                .then(|| Engine::new(Options::default())),
+            // With `--check` alone: what `lineage check` reads with, and no finding kept
+            // (each is printed or counted from the output that reports it). The live
+            // export reads as `convert` does and keeps its findings for the last spans.
+            check: match (args.check, args.otlp_endpoint.is_some()) {
+                (_, true) => Some(Engine::new(Options::default())),
+                (true, false) => Some(Engine::new(Options {
+                    transcripts: false,
+                    view_changes: false,
+                    keep_findings: false,
+                    ..Options::default()
+                })),
+                (false, false) => None,
+            },
             print: args.check,
             live: args
                 .otlp_endpoint
                 .clone()
                 .map(|e| Live::new(e, args.otlp_protocol)),
             path: args.output.display().to_string(),
-            printed: std::collections::BTreeSet::new(),
+            counted: Vec::new(),
         }
     }
 
@@ -207,16 +233,40 @@ impl Writer {
         if !self.print {
             return;
         }
-        for f in replay.findings {
-            let key = (f.line, f.rule.to_string(), f.message.clone());
-            if !self.printed.contains(&key) {
-                self.warn(&f);
+        self.report(&end.findings);
+        for (rule, _, more) in &self.counted {
+            if *more > 0 {
+                terminal::warn(&format!(
+                    "{}: {rule}: {more} more finding(s) not printed (the first \
+                     {SHOWN_PER_RULE} of each rule are); `lineage check {}` lists every one",
+                    self.path, self.path
+                ));
             }
         }
     }
 
-    fn warn(&self, f: &lineage_core::finding::Finding) {
-        terminal::warn_finding(&self.path, f);
+    /// Prints each finding, unless its rule already had [`SHOWN_PER_RULE`] printed:
+    /// that one is only counted.
+    fn report(&mut self, findings: &[Finding]) {
+        for f in findings {
+            let rule = f.rule.as_str();
+            let at = match self.counted.iter().position(|(r, _, _)| *r == rule) {
+                Some(at) => at,
+                None => {
+                    self.counted.push((rule, 0, 0));
+                    self.counted.len() - 1
+                }
+            };
+            let Some((_, shown, more)) = self.counted.get_mut(at) else {
+                continue;
+            };
+            if *shown < SHOWN_PER_RULE {
+                *shown += 1;
+                terminal::warn_finding(&self.path, f);
+            } else {
+                *more += 1;
+            }
+        }
     }
 
     fn check_line(&mut self, line: &str) {
@@ -229,13 +279,8 @@ impl Writer {
         if let Some(live) = &mut self.live {
             live.observe(engine, &out);
         }
-        if !self.print {
-            return;
-        }
-        for f in out.findings {
-            self.warn(&f);
-            self.printed
-                .insert((f.line, f.rule.to_string(), f.message.clone()));
+        if self.print {
+            self.report(&out.findings);
         }
     }
 }

@@ -260,3 +260,102 @@ fn a_program_that_does_not_exist_leaves_no_trace_file_and_exits_127() {
     assert_eq!(out.status.code(), Some(127));
     assert_eq!(std::fs::read_to_string(&trace).unwrap(), "kept\n");
 }
+
+#[test]
+fn check_prints_the_first_findings_of_each_rule_and_counts_the_rest() {
+    let trace = dir().join("repeated.jsonl");
+    // 20 lines that are not JSON (`malformed-record`, error) alternating with 20
+    // responses to no request (`unknown-response`, warning); the program only reads.
+    let input: String = (0..20)
+        .map(|i| format!("not json {i}\n{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"))
+        .collect();
+    let out = run(
+        &[
+            "record",
+            "--check",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "cat > /dev/null",
+        ],
+        &input,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let path = trace.to_str().unwrap();
+    // The header is line 1: the bad lines are 2, 4, 6, …, the responses 3, 5, 7, ….
+    let printed: Vec<&str> = stderr.lines().filter(|l| l.contains("]: ")).collect();
+    let expected: Vec<String> = (0..5)
+        .flat_map(|i| {
+            [
+                format!("{path}:{}: error[malformed-record]", 2 + 2 * i),
+                format!("{path}:{}: warning[unknown-response]", 3 + 2 * i),
+            ]
+        })
+        .collect();
+    assert_eq!(printed.len(), 10, "{stderr}");
+    for (line, start) in printed.iter().zip(&expected) {
+        assert!(line.starts_with(start.as_str()), "{line} / {start}");
+    }
+    for rule in ["malformed-record", "unknown-response"] {
+        let summary = format!(
+            "{path}: {rule}: 15 more finding(s) not printed (the first 5 of each rule are); \
+             `lineage check {path}` lists every one"
+        );
+        assert!(stderr.lines().any(|l| l == summary), "{summary}\n{stderr}");
+    }
+    assert_eq!(stderr.lines().count(), 12, "{stderr}");
+    // Every line is still recorded.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert_eq!(text.lines().count(), 41);
+}
+
+#[test]
+fn a_program_that_closes_its_output_first_still_gets_all_its_input() {
+    // More lines than lineage queues: recording them must not wait on the program's
+    // end, which waits for the end of its input.
+    let trace = dir().join("reader.jsonl");
+    let count = dir().join("reader-count.txt");
+    let input: String = (0..5000)
+        .map(|i| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"note\",\"params\":{{\"n\":{i}}}}}\n"))
+        .collect();
+    let program = format!("exec 1>&-; wc -l > '{}'", count.display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args([
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &program,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let status = status.expect("lineage record ends within two minutes");
+    writer.join().unwrap().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let read = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(read.trim(), "5000");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert_eq!(text.lines().count(), 5001, "the header and every line");
+}

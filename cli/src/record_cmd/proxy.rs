@@ -14,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use lineage_core::engine::Engine;
 use lineage_core::trace::Format;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::Exit;
@@ -56,6 +57,11 @@ pub(crate) const FORWARD: Wiring = Wiring {
     stderr_lines: false,
 };
 
+/// Lines read and not yet taken from the channel, at most: a full queue holds the pumps
+/// back (so the program waits for its trace to be written), and memory does not grow
+/// with the traffic.
+pub(crate) const QUEUED_LINES: usize = 1024;
+
 /// Starts `program` with `args`, wired as asked; every line read comes on the channel,
 /// and [`Read_::ProgramClosed`] when its standard output closes.
 pub(crate) fn spawn(
@@ -77,7 +83,7 @@ pub(crate) fn spawn(
             Stdio::inherit()
         })
         .spawn()?;
-    let (tx, rx) = mpsc::channel::<Read_>();
+    let (tx, rx) = mpsc::sync_channel::<Read_>(QUEUED_LINES);
     start_pumps(&mut child, wiring, tx);
     Ok((child, rx))
 }
@@ -141,19 +147,48 @@ impl TraceText {
             ));
         }
         // A JSON line is kept as it was written (byte for byte); one that is not JSON is
-        // kept as a string, so replay reports it at its line.
-        let message = match (
-            serde_json::from_slice::<Value>(text),
-            std::str::from_utf8(text),
-        ) {
-            (Ok(_), Ok(json)) => json.to_owned(),
-            _ => Value::String(String::from_utf8_lossy(text).into_owned()).to_string(),
-        };
-        out.push_str(&format!(
-            "{{\"from\":\"{}\",\"message\":{message},\"at\":{at}}}\n",
-            side(format, dir)
-        ));
+        // kept as a string, so replay reports it at its line. The line is only checked
+        // to be JSON, never built into a value.
+        let json = std::str::from_utf8(text)
+            .ok()
+            .filter(|json| serde_json::from_str::<IgnoredAny>(json).is_ok());
+        out.push_str("{\"from\":\"");
+        out.push_str(side(format, dir));
+        out.push_str("\",\"message\":");
+        match json {
+            Some(json) => out.push_str(json),
+            None => {
+                out.push_str(&Value::String(String::from_utf8_lossy(text).into_owned()).to_string())
+            }
+        }
+        out.push_str(&format!(",\"at\":{at}}}\n"));
         Some(out)
+    }
+}
+
+/// Waits for the program once its output has closed, still taking what the pumps read
+/// meanwhile (handed to `take`): with a bounded queue, a pump waiting for room must not
+/// be left waiting on a program that waits for its input. `None` when `take` stops.
+pub(crate) fn wait_draining(
+    child: &mut Child,
+    rx: &mpsc::Receiver<Read_>,
+    mut take: impl FnMut(Read_) -> std::ops::ControlFlow<()>,
+) -> Option<std::io::Result<std::process::ExitStatus>> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(Ok(status)),
+            Ok(None) => {}
+            Err(e) => return Some(Err(e)),
+        }
+        match rx.recv_timeout(std::time::Duration::from_millis(10)) {
+            Ok(read) => {
+                if take(read).is_break() {
+                    return None;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Some(child.wait()),
+        }
     }
 }
 
@@ -188,7 +223,7 @@ pub(crate) fn exit_of(status: std::io::Result<std::process::ExitStatus>) -> Exit
 /// Threads copying our stdin to the program and the program's stdout to ours (as
 /// `wiring` says), byte for byte, and sending every complete line (and a last
 /// unterminated one) to be recorded.
-fn start_pumps(child: &mut Child, wiring: Wiring, tx: mpsc::Sender<Read_>) {
+fn start_pumps(child: &mut Child, wiring: Wiring, tx: mpsc::SyncSender<Read_>) {
     if let Some(stdin) = child.stdin.take() {
         let tx = tx.clone();
         std::thread::spawn(move || pump_to_program(stdin, &tx));
@@ -226,7 +261,7 @@ fn start_pumps(child: &mut Child, wiring: Wiring, tx: mpsc::Sender<Read_>) {
     }
 }
 
-fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::Sender<Read_>) {
+fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::SyncSender<Read_>) {
     let input = std::io::stdin().lock();
     pump(BufReader::new(input), &mut stdin, Dir::ToProgram, tx);
     // Our input ended: so does the program's.
@@ -234,7 +269,7 @@ fn pump_to_program(mut stdin: ChildStdin, tx: &mpsc::Sender<Read_>) {
 }
 
 /// Copies `from` to `to` line by line, unchanged, flushing each line, and reports each.
-fn pump(mut from: impl BufRead, to: &mut impl Write, dir: Dir, tx: &mpsc::Sender<Read_>) {
+fn pump(mut from: impl BufRead, to: &mut impl Write, dir: Dir, tx: &mpsc::SyncSender<Read_>) {
     let mut line = Vec::new();
     loop {
         line.clear();

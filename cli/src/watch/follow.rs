@@ -322,7 +322,9 @@ pub(crate) fn record(command: &[String], tx: SyncSender<Feed>) -> Result<u32, (S
                 break;
             }
         }
-        let status = child.wait();
+        let Some(status) = proxy::wait_draining(&mut child, &rx, &mut deliver) else {
+            return;
+        };
         while let Ok(read) = rx.try_recv() {
             if deliver(read).is_break() {
                 return;

@@ -81,6 +81,11 @@ pub struct Options {
     /// ACP: report what each record changed in the Client view ([`Output::changes`]);
     /// on by default, `check` turns it off (the conformance findings need none).
     pub view_changes: bool,
+    /// Keep every finding for [`Engine::findings`] and the final [`Replay`] (on by
+    /// default). Off, each finding is only in the [`Output`] that reports it, and the
+    /// engine's memory does not grow with the findings of a stream that never ends
+    /// (`lineage record --check` prints each as it comes).
+    pub keep_findings: bool,
 }
 
 impl Default for Options {
@@ -94,6 +99,7 @@ impl Default for Options {
             acp_spec: None,
             record_events: false,
             view_changes: true,
+            keep_findings: true,
         }
     }
 }
@@ -343,7 +349,9 @@ impl Engine {
         if let Some(Arm::Acp(checker)) = &mut self.arm {
             out.findings.extend(checker.take_findings());
         }
-        self.findings.extend(out.findings.iter().cloned());
+        if self.options.keep_findings {
+            self.findings.extend(out.findings.iter().cloned());
+        }
         out
     }
 
@@ -373,7 +381,9 @@ impl Engine {
             Err(e) => e.valid_up_to(),
         };
         let finding = reader::invalid_utf8(self.line + 1, offset);
-        self.findings.push(finding.clone());
+        if self.options.keep_findings {
+            self.findings.push(finding.clone());
+        }
         let mut out = self.push_line(&String::from_utf8_lossy(bytes))?;
         out.findings.insert(0, finding);
         Ok(out)

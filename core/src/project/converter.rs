@@ -1,6 +1,8 @@
 //! [`Converter`]: the engine and a [`Projector`] together, one input line at a time,
 //! writing `acp` trace records (what `lineage convert` runs).
 
+use std::fmt::Write as _;
+
 use super::{AcpMessage, Options, Projector, Version};
 use crate::tree::Change;
 
@@ -82,6 +84,7 @@ impl Converter {
         self.write(messages)
     }
 
+    /// The records of `messages`, each message's JSON written straight into the text.
     fn write(&self, messages: Vec<AcpMessage>) -> String {
         let at = self.engine.latest_time();
         let mut text = String::new();
@@ -89,9 +92,10 @@ impl Converter {
             text.push_str("{\"from\":\"");
             text.push_str(m.from.as_str());
             text.push_str("\",\"message\":");
-            text.push_str(&m.message.to_string());
+            // `Display` of a JSON value is its compact text, as `to_string` gives it.
+            let _ = write!(text, "{}", m.message);
             if let Some(at) = at {
-                text.push_str(&format!(",\"at\":{at}"));
+                let _ = write!(text, ",\"at\":{at}");
             }
             text.push_str("}\n");
         }

@@ -185,6 +185,39 @@ pub struct Projector {
     asked: BTreeMap<(TurnId, String), Asked>,
     /// External Client: its `session/prompt` ids not yet given a root turn, per session.
     prompt_ids: BTreeMap<SessionId, std::collections::VecDeque<u64>>,
+    /// Where each root session's turns have their prompt.
+    prompt_index: BTreeMap<SessionId, PromptIndex>,
+}
+
+/// Where the turns of one session have their prompt (their first user message) in its
+/// transcript, read as the transcript grows: a message is read once, so finding the prompt
+/// of every turn costs the transcript once, not once per turn (a root with many turns).
+/// A transcript only grows (messages are appended, never moved), except when its session
+/// is deleted and it is emptied: then it is read again from the start.
+#[derive(Debug, Clone, Default)]
+struct PromptIndex {
+    /// Messages read so far.
+    read: usize,
+    /// Turn ordinal → the index of its first user message.
+    first: BTreeMap<u32, usize>,
+}
+
+impl PromptIndex {
+    /// The index of the first user message of turn `ordinal` in `s`'s transcript.
+    fn prompt(&mut self, s: &Session, ordinal: u32) -> Option<usize> {
+        if self.read > s.messages.len() {
+            *self = PromptIndex::default();
+        }
+        for index in self.read..s.messages.len() {
+            if let Some(m) = s.messages.get(index)
+                && m.role == Role::User
+            {
+                self.first.entry(m.turn).or_insert(index);
+            }
+        }
+        self.read = s.messages.len();
+        self.first.get(&ordinal).copied()
+    }
 }
 
 impl Projector {
@@ -203,6 +236,7 @@ impl Projector {
             ended_by_cancel: BTreeSet::new(),
             asked: BTreeMap::new(),
             prompt_ids: BTreeMap::new(),
+            prompt_index: BTreeMap::new(),
         }
     }
 
@@ -308,8 +342,10 @@ impl Projector {
             } if self.options.prompt_response == PromptResponse::AtProviderEnd => {
                 self.answer_prompt(turn, outcome.unwrap_or(Outcome::Completed), out);
             }
-            Change::MessageAppended { turn, index, .. } => {
-                self.message(snapshot, turn.session(), *index, out);
+            Change::MessageAppended {
+                turn, index, text, ..
+            } => {
+                self.message(snapshot, turn.session(), *index, text, out);
             }
             Change::ToolCallChanged {
                 turn, call, status, ..
@@ -391,9 +427,17 @@ impl Projector {
             return;
         };
         if s.kind == SessionKind::Root {
+            let prompt = self
+                .prompt_index
+                .entry(s.id.clone())
+                .or_default()
+                .prompt(s, turn.ordinal());
             let id = match self.options.client {
                 ClientSide::Synthesized => {
-                    let text = first_user_text(s, turn.ordinal()).unwrap_or_default();
+                    let text = prompt
+                        .and_then(|index| s.messages.get(index))
+                        .map(|m| m.text.to_text())
+                        .unwrap_or_default();
                     let id = self.client_id();
                     out.push(client(m::request(
                         id,
@@ -413,35 +457,30 @@ impl Projector {
             if self.options.version == Version::V2 {
                 // v2 resolves the prompt at acceptance with the id of the user message,
                 // which the Agent echoes; work state follows on the stream.
-                self.answer_prompt_v2(s, turn, out);
-            } else {
+                self.answer_prompt_v2(s, turn, prompt, out);
+            } else if let Some(index) = prompt
+                && let Some(m) = s.messages.get(index)
+            {
                 // v1: the prompt's own text is in the request, not echoed.
-                self.skip_prompt_text(s, turn.ordinal());
+                self.sent_text.insert((s.id.clone(), index), m.text.len());
             }
         }
         let phase = snapshot.turn(turn).map_or(Phase::Submitted, |t| t.phase);
         self.phase(snapshot, turn, phase, out);
     }
 
-    fn skip_prompt_text(&mut self, s: &Session, ordinal: u32) {
-        if let Some((index, m)) = s
-            .messages
-            .iter()
-            .enumerate()
-            .find(|(_, m)| m.turn == ordinal && m.role == Role::User)
-        {
-            self.sent_text.insert((s.id.clone(), index), m.text.len());
-        }
-    }
-
-    fn answer_prompt_v2(&mut self, s: &Session, turn: &TurnId, out: &mut Vec<AcpMessage>) {
+    /// v2: the answer to the turn's `session/prompt`, naming its `prompt` message (the
+    /// index of the turn's first user message), or an empty echo when it has none.
+    fn answer_prompt_v2(
+        &mut self,
+        s: &Session,
+        turn: &TurnId,
+        prompt: Option<usize>,
+        out: &mut Vec<AcpMessage>,
+    ) {
         let Some(id) = self.prompts.remove(turn) else {
             return;
         };
-        let prompt = s
-            .messages
-            .iter()
-            .position(|m| m.turn == turn.ordinal() && m.role == Role::User);
         let message_id = match prompt {
             Some(index) => format!("{}-m{index}", s.id.as_str()),
             None => {
@@ -494,11 +533,13 @@ impl Projector {
         }
         self.report_state(snapshot, turn.session(), settled_state(outcome), out);
         self.answer_prompt(turn, outcome, out);
-        // Requests of the settled turn that are still open no longer apply.
+        // Requests of the settled turn that are still open no longer apply (its keys
+        // are a range of the map: the turn with every request id from the empty one).
         let open: Vec<(TurnId, String)> = self
             .asked
-            .keys()
-            .filter(|(t, _)| t == turn)
+            .range((turn.clone(), String::new())..)
+            .map(|(key, _)| key)
+            .take_while(|(t, _)| t == turn)
             .cloned()
             .collect();
         for key in open {
@@ -563,11 +604,14 @@ impl Projector {
         }
     }
 
+    /// The text of message `index` of `session` not sent yet, as one chunk; `appended`
+    /// is what the change being projected appended to it.
     fn message(
         &mut self,
         snapshot: &Snapshot,
         session: &SessionId,
         index: usize,
+        appended: &str,
         out: &mut Vec<AcpMessage>,
     ) {
         let (Some(s), Some(target)) = (snapshot.session(session), self.route(snapshot, session))
@@ -582,11 +626,24 @@ impl Projector {
             .get(&(session.clone(), index))
             .copied()
             .unwrap_or(0);
-        let text = msg.text.to_text();
-        let Some(delta) = text.get(sent..).filter(|d| !d.is_empty()) else {
-            return;
+        let total = msg.text.len();
+        // A transcript's text only grows. When everything before this append was sent
+        // and nothing came after it, what is left to send is exactly the append: the
+        // whole text is not joined again for every delta of a streamed message.
+        let joined;
+        let delta = if sent + appended.len() == total {
+            appended
+        } else {
+            joined = msg.text.to_text();
+            match joined.get(sent..) {
+                Some(rest) => rest,
+                None => return,
+            }
         };
-        self.sent_text.insert((session.clone(), index), text.len());
+        if delta.is_empty() {
+            return;
+        }
+        self.sent_text.insert((session.clone(), index), total);
         let flattened = target != *session;
         // Transcript-local and stable: one id per message of the session it came from.
         let message_id = format!("{}-m{index}", session.as_str());
@@ -953,12 +1010,4 @@ fn settled_state(outcome: Outcome) -> Value {
         Outcome::Failed => m::state("idle", None),
         Outcome::Interrupted => m::state("unknown", None),
     }
-}
-
-/// The text of the first user message of turn `ordinal` (the prompt).
-fn first_user_text(s: &Session, ordinal: u32) -> Option<String> {
-    s.messages
-        .iter()
-        .find(|m| m.turn == ordinal && m.role == Role::User)
-        .map(|m| m.text.to_text())
 }

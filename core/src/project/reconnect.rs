@@ -70,7 +70,8 @@ impl Projector {
             self.announced.insert(session.clone());
         }
         for index in 0..s.messages.len() {
-            self.message(snapshot, session, index, out);
+            // Nothing was just appended: what is left of each text is sent whole.
+            self.message(snapshot, session, index, "", out);
         }
         let calls: Vec<(String, crate::tree::ToolStatus)> = s
             .tool_calls

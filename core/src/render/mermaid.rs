@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use super::{children_of, orphaned_children};
+use super::Children;
 use crate::ids::CallId;
 use crate::tree::{Session, SessionKind, Snapshot, Turn};
 
@@ -40,7 +40,7 @@ pub(crate) fn mermaid(snapshot: &Snapshot) -> String {
                 next += 1;
                 session(snapshot, s, node, parent, &mut out, &mut stack);
             }
-            Step::Turn { owner, t, node } => turn(snapshot, owner, t, &node, &mut out, &mut stack),
+            Step::Turn { t, children, node } => turn(t, children, &node, &mut out, &mut stack),
             Step::Edge { from, to, call } => match call {
                 Some(call) => {
                     let _ = writeln!(out, "  {from} -->|\"{}\"| {to}", escape(call.as_str()));
@@ -61,10 +61,11 @@ enum Step<'a> {
         s: &'a Session,
         parent: Option<Parent<'a>>,
     },
-    /// A turn's node (`node` is its session's), its edge, then its children.
+    /// A turn's node (`node` is its session's), its edge, then its children (in spawn
+    /// order).
     Turn {
-        owner: &'a Session,
         t: &'a Turn,
+        children: Vec<&'a Session>,
         node: String,
     },
     /// An edge, written once the subtree it leads to is.
@@ -110,7 +111,8 @@ fn session<'a>(
             call: p.call,
         });
     }
-    for c in orphaned_children(snapshot, s).into_iter().rev() {
+    let Children { by_turn, orphans } = Children::of(snapshot, s);
+    for c in orphans.into_iter().rev() {
         let parent = Parent {
             node: node.clone(),
             call: None,
@@ -120,17 +122,16 @@ fn session<'a>(
             parent: Some(parent),
         });
     }
-    for t in s.turns.iter().rev() {
+    for (t, children) in s.turns.iter().zip(by_turn).rev() {
         let node = node.clone();
-        stack.push(Step::Turn { owner: s, t, node });
+        stack.push(Step::Turn { t, children, node });
     }
 }
 
 /// Writes the turn's node and its edge, and schedules its children.
 fn turn<'a>(
-    snapshot: &'a Snapshot,
-    owner: &'a Session,
     t: &'a Turn,
+    children: Vec<&'a Session>,
     node: &str,
     out: &mut String,
     stack: &mut Vec<Step<'a>>,
@@ -147,7 +148,7 @@ fn turn<'a>(
         let _ = write!(out, " · {o}");
     }
     let _ = writeln!(out, "\"])\n  {node} --> {tnode}");
-    for c in children_of(snapshot, owner, t).into_iter().rev() {
+    for c in children.into_iter().rev() {
         let call = c.relation.as_ref().and_then(|r| r.tool_call.as_ref());
         let parent = Parent {
             node: tnode.clone(),

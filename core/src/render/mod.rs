@@ -26,7 +26,7 @@ pub use json::snapshot_json;
 pub(crate) use mermaid::escape;
 
 use crate::engine::{Engine, Replay, State};
-use crate::tree::{Session, Snapshot, Turn};
+use crate::tree::{Session, Snapshot};
 
 /// A label in double quotes for the readable tree: `"` and `\` escaped, control
 /// characters and the bidirectional overrides and isolates (which could make a label
@@ -179,30 +179,41 @@ pub fn mermaid(replay: &Replay) -> String {
     }
 }
 
-/// Sessions spawned by `turn` (in spawn order), read from the owner's children list.
-fn children_of<'a>(snapshot: &'a Snapshot, owner: &'a Session, turn: &'a Turn) -> Vec<&'a Session> {
-    owner
-        .children
-        .iter()
-        .filter_map(|c| snapshot.session(c))
-        .filter(|c| {
-            c.relation
-                .as_ref()
-                .is_some_and(|r| r.parent_turn == turn.id)
-        })
-        .collect()
+/// A session's children, grouped in one pass over its children list: those of each of
+/// its turns (`by_turn[i]` for its turn `i + 1`, in spawn order) and those whose turn no
+/// longer exists (a deleted session's), which are shown directly under it. Reading them
+/// per turn instead would scan the whole list once per turn: quadratic for a root with
+/// many turns and children.
+struct Children<'a> {
+    by_turn: Vec<Vec<&'a Session>>,
+    orphans: Vec<&'a Session>,
 }
 
-/// Children of a session that has no turns left (deleted): shown directly under it.
-fn orphaned_children<'a>(snapshot: &'a Snapshot, owner: &'a Session) -> Vec<&'a Session> {
-    owner
-        .children
-        .iter()
-        .filter_map(|c| snapshot.session(c))
-        .filter(|c| {
-            c.relation
-                .as_ref()
-                .is_some_and(|r| owner.turn(r.parent_turn.ordinal()).is_none())
-        })
-        .collect()
+impl<'a> Children<'a> {
+    fn of(snapshot: &'a Snapshot, owner: &'a Session) -> Self {
+        let mut by_turn: Vec<Vec<&Session>> = vec![Vec::new(); owner.turns.len()];
+        let mut orphans = Vec::new();
+        for child in owner.children.iter().filter_map(|c| snapshot.session(c)) {
+            let Some(relation) = child.relation.as_ref() else {
+                continue;
+            };
+            let ordinal = relation.parent_turn.ordinal();
+            match owner.turn(ordinal) {
+                None => orphans.push(child),
+                // Its turn's id, not only its ordinal: a child names the turn it hangs
+                // under, and is drawn there only.
+                Some(turn) if turn.id == relation.parent_turn => {
+                    let slot = usize::try_from(ordinal)
+                        .ok()
+                        .and_then(|n| n.checked_sub(1))
+                        .and_then(|i| by_turn.get_mut(i));
+                    if let Some(slot) = slot {
+                        slot.push(child);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        Children { by_turn, orphans }
+    }
 }

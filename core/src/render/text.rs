@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{children_of, orphaned_children};
+use super::Children;
 use crate::finding::Finding;
 use crate::tree::{Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn};
 
@@ -40,11 +40,11 @@ pub(crate) fn tree(snapshot: &Snapshot, findings: &[Finding]) -> String {
                 session(snapshot, s, &indent, branch, &mut out, &mut stack);
             }
             Step::Turn {
-                owner,
                 t,
+                children,
                 indent,
                 last,
-            } => turn(snapshot, owner, t, &indent, last, &mut out, &mut stack),
+            } => turn(snapshot, t, children, &indent, last, &mut out, &mut stack),
             Step::Text(text) => out.push_str(&text),
         }
     }
@@ -106,10 +106,10 @@ enum Step<'a> {
         indent: Indent,
         branch: Option<bool>,
     },
-    /// A turn line, then its children and interactions.
+    /// A turn line, then its children (in spawn order) and interactions.
     Turn {
-        owner: &'a Session,
         t: &'a Turn,
+        children: Vec<&'a Session>,
         indent: Indent,
         last: bool,
     },
@@ -153,7 +153,7 @@ fn session<'a>(
         out.push_str(" · deleted");
     }
     out.push('\n');
-    let orphans = orphaned_children(snapshot, s);
+    let Children { by_turn, orphans } = Children::of(snapshot, s);
     let count = s.turns.len() + orphans.len();
     for (i, c) in orphans.into_iter().enumerate().rev() {
         stack.push(Step::Session {
@@ -162,10 +162,10 @@ fn session<'a>(
             branch: Some(s.turns.len() + i + 1 == count),
         });
     }
-    for (i, t) in s.turns.iter().enumerate().rev() {
+    for ((i, t), children) in s.turns.iter().enumerate().zip(by_turn).rev() {
         stack.push(Step::Turn {
-            owner: s,
             t,
+            children,
             indent: child_indent.clone(),
             last: i + 1 == count,
         });
@@ -175,8 +175,8 @@ fn session<'a>(
 /// Writes the turn's line and schedules its children, then its interactions, below it.
 fn turn<'a>(
     snapshot: &'a Snapshot,
-    owner: &'a Session,
     t: &'a Turn,
+    children: Vec<&'a Session>,
     indent: &Indent,
     last: bool,
     out: &mut String,
@@ -184,7 +184,6 @@ fn turn<'a>(
 ) {
     turn_line(t, indent, last, out);
     let below = indent.nest(if last { "   " } else { "│  " });
-    let children = children_of(snapshot, owner, t);
     let mut interactions: Vec<_> = snapshot.interactions_of(&t.id).collect();
     interactions.sort_by_key(|x| x.seq);
     let count = children.len() + interactions.len();
