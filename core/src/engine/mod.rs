@@ -543,7 +543,7 @@ impl Engine {
         let problem = record.at_problem();
         self.clock
             .stamp(line, record.at, problem, &mut out.findings);
-        out.append(self.provider_record(line, &record));
+        out.append(self.provider_record(line, record));
         Ok(out)
     }
 
@@ -860,10 +860,12 @@ impl Engine {
                         let problem = record.at_problem();
                         self.clock
                             .stamp(line, record.at, problem, &mut out.findings);
-                        out.append(self.provider_record(line, &record));
+                        out.append(self.provider_record(line, Cow::Owned(record)));
                     }
                     Err(e) => match self.raw_record(format, text) {
-                        Some(record) => out.append(self.provider_record(line, &record)),
+                        Some(record) => {
+                            out.append(self.provider_record(line, Cow::Owned(record)));
+                        }
                         None => out
                             .findings
                             .push(reader::malformed(line, &e, declared, text)),
@@ -942,8 +944,10 @@ impl Engine {
 
     /// A provider record through its adapter: time advances to its `at` first (time
     /// rules due by then fire), then the record applies, then every record the adapter
-    /// released (held records whose owner became known) applies in order.
-    fn provider_record(&mut self, line: usize, record: &ProviderRecord) -> Output {
+    /// released (held records whose owner became known) applies in order. The Codex
+    /// adapter then keeps the record (moved when the engine owns it) to tell a capture's
+    /// duplicate of it.
+    fn provider_record(&mut self, line: usize, record: Cow<'_, ProviderRecord>) -> Output {
         let mut out = Output::default();
         if let Some(at) = record.at {
             out.append(self.timeouts(line, at));
@@ -952,13 +956,14 @@ impl Engine {
             .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, record);
+                adapter.record(&mut cx, &record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.normalize(&mut cx.relocate(held_line, held.at), &held);
                 }
+                adapter.remember(record.into_owned());
             }
             Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, record);
+                adapter.record(&mut cx, &record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.record(&mut cx.relocate(held_line, held.at), &held);
                 }
