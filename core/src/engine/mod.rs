@@ -884,6 +884,19 @@ impl Engine {
         let Some(Arm::Acp(checker)) = &mut self.arm else {
             return out;
         };
+        // The common record, decoded without a `Value` of its envelope and message; any
+        // other line takes the `Value` path below, which reads it the same way.
+        if let Some(record) = crate::acp::wire::Line::decode(text) {
+            let at = record.at.as_ref().map_or(At::Absent, At::read);
+            let (at, problem) = at.split();
+            self.clock
+                .stamp(line, at, problem.as_deref(), &mut out.findings);
+            // A bad `at` is reported once (`at-invalid`): the record applies without it.
+            let at = record.at.as_ref().filter(|_| problem.is_none());
+            checker.push_decoded(line, &record, at);
+            out.changes = view_changes(checker, &mut self.acp_head);
+            return out;
+        }
         match trace::parse_line::<Value>(text, Format::Acp) {
             Ok((value, note)) => {
                 depth_note(&mut out, line, note);
