@@ -14,6 +14,10 @@ use serde_json::{Map, Value};
 
 use crate::finding::Shapes;
 
+mod line;
+
+pub(crate) use line::{Line, Message};
+
 /// Which end of the connection sent a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
@@ -76,16 +80,43 @@ pub(crate) fn parse_record(value: &Value) -> Result<Record<'_>, String> {
             crate::trace::kind_of(value)
         ));
     };
-    if let Some(at) = obj.get("at")
-        && !at.as_f64().is_some_and(|n| n >= 0.0)
-    {
-        return Err(format!(
-            "`at` must be a non-negative number of milliseconds, got {at}"
-        ));
-    }
+    check_at(obj.get("at"))?;
     let from = obj.get("from").and_then(Value::as_str);
     let event = obj.get("event").and_then(Value::as_str);
     record_of(from, obj.get("message"), event)
+}
+
+/// A record's `at`, when present, is a non-negative number.
+fn check_at(at: Option<&Value>) -> Result<(), String> {
+    match at {
+        Some(at) if !at.as_f64().is_some_and(|n| n >= 0.0) => Err(format!(
+            "`at` must be a non-negative number of milliseconds, got {at}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Who wrote a record: a side of the connection, or the transport (with its event).
+enum Sender {
+    Side(Side),
+    Transport(Transport),
+}
+
+/// The sender a record's `from` (and, for the transport, `event`) names.
+fn sender(from: Option<&str>, event: Option<&str>) -> Result<Sender, String> {
+    match from {
+        Some("client") => Ok(Sender::Side(Side::Client)),
+        Some("agent") => Ok(Sender::Side(Side::Agent)),
+        Some("transport") => match event {
+            Some("connected") => Ok(Sender::Transport(Transport::Connected)),
+            Some("disconnected") => Ok(Sender::Transport(Transport::Disconnected)),
+            _ => Err("a transport record needs `event`: \"connected\" or \"disconnected\"".into()),
+        },
+        Some(other) => Err(format!(
+            "`from` must be \"client\", \"agent\" or \"transport\", got {other:?}"
+        )),
+        None => Err("a record needs `from`: \"client\", \"agent\" or \"transport\"".into()),
+    }
 }
 
 /// One `acp` record from its parts: who sent it (`from`), and its `message` or, for the
@@ -96,24 +127,9 @@ pub(crate) fn record_of<'a>(
     message: Option<&'a Value>,
     event: Option<&str>,
 ) -> Result<Record<'a>, String> {
-    let from = match from {
-        Some("client") => Side::Client,
-        Some("agent") => Side::Agent,
-        Some("transport") => {
-            return match event {
-                Some("connected") => Ok(Record::Transport(Transport::Connected)),
-                Some("disconnected") => Ok(Record::Transport(Transport::Disconnected)),
-                _ => Err(
-                    "a transport record needs `event`: \"connected\" or \"disconnected\"".into(),
-                ),
-            };
-        }
-        Some(other) => {
-            return Err(format!(
-                "`from` must be \"client\", \"agent\" or \"transport\", got {other:?}"
-            ));
-        }
-        None => return Err("a record needs `from`: \"client\", \"agent\" or \"transport\"".into()),
+    let from = match sender(from, event)? {
+        Sender::Side(side) => side,
+        Sender::Transport(event) => return Ok(Record::Transport(event)),
     };
     match message {
         Some(Value::Array(entries)) if entries.is_empty() => {
@@ -130,7 +146,40 @@ pub(crate) fn record_of<'a>(
             batch: false,
         }),
         Some(_) => Err("`message` must be a JSON-RPC message object or batch array".into()),
-        None => Err("a client or agent record needs `message`".into()),
+        None => Err(NO_MESSAGE.into()),
+    }
+}
+
+const NO_MESSAGE: &str = "a client or agent record needs `message`";
+
+/// A record decoded on the fast path ([`Line`]): one message of a side, or a transport
+/// event.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LineRecord<'a> {
+    /// A single JSON-RPC message (the fast path takes no batch).
+    Message {
+        /// The sender.
+        from: Side,
+        /// Its members.
+        message: &'a Message,
+    },
+    /// A transport event.
+    Transport(Transport),
+}
+
+/// Reads a fast-path line as [`parse_record`] reads the same record as a `Value`. `at`
+/// is `None` when the engine found it not a time (it applies without one).
+pub(crate) fn line_record<'a>(
+    line: &'a Line<'_>,
+    at: Option<&Value>,
+) -> Result<LineRecord<'a>, String> {
+    check_at(at)?;
+    match sender(line.from.as_deref(), line.event.as_deref())? {
+        Sender::Transport(event) => Ok(LineRecord::Transport(event)),
+        Sender::Side(from) => match &line.message {
+            Some(message) => Ok(LineRecord::Message { from, message }),
+            None => Err(NO_MESSAGE.into()),
+        },
     }
 }
 
@@ -213,12 +262,49 @@ pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
     let Some(obj) = entry.as_object() else {
         return Err("a JSON-RPC message must be an object".into());
     };
-    let params = match obj.get("params") {
+    classify_members(Members {
+        params: obj.get("params"),
+        method: obj.get("method"),
+        id: obj.get("id"),
+        result: obj.get("result"),
+        error: obj.get("error"),
+    })
+}
+
+/// The members of a JSON-RPC message object that tell what it is, each when present.
+struct Members<'a> {
+    params: Option<&'a Value>,
+    method: Option<&'a Value>,
+    id: Option<&'a Value>,
+    result: Option<&'a Value>,
+    error: Option<&'a Value>,
+}
+
+impl Message {
+    /// Classifies the message, as [`classify`] does its `Value`.
+    pub(crate) fn classify(&self) -> Result<Rpc<'_>, String> {
+        classify_members(Members {
+            params: self.params.as_ref(),
+            method: self.method.as_ref(),
+            id: self.id.as_ref(),
+            result: self.result.as_ref(),
+            error: self.error.as_ref(),
+        })
+    }
+
+    /// Does it carry `"jsonrpc": "2.0"`?
+    pub(crate) fn has_jsonrpc_version(&self) -> bool {
+        self.jsonrpc.as_ref().and_then(Value::as_str) == Some("2.0")
+    }
+}
+
+fn classify_members(m: Members<'_>) -> Result<Rpc<'_>, String> {
+    let params = match m.params {
         None => &NULL,
         Some(p @ (Value::Object(_) | Value::Array(_))) => p,
         Some(_) => return Err("JSON-RPC `params` must be an object or an array".into()),
     };
-    match (obj.get("method"), obj.get("id")) {
+    match (m.method, m.id) {
         (Some(Value::String(method)), Some(id)) if !id.is_null() => Ok(Rpc::Request {
             id: RpcId::read(id),
             method,
@@ -228,7 +314,7 @@ pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
         (Some(_), _) => Err("JSON-RPC `method` must be a string".into()),
         (None, Some(id)) => {
             let id = RpcId::read(id);
-            match (obj.get("result"), obj.get("error")) {
+            match (m.result, m.error) {
                 (Some(result), None) => Ok(Rpc::Response {
                     id,
                     outcome: Ok(result),

@@ -218,3 +218,57 @@ fn an_empty_codex_thread_id_is_rejected_too() {
     assert!(found(&r).contains(&(1, Code::EmptyId)), "{:?}", r.findings);
     assert_eq!(r.snapshot().unwrap().sessions().count(), 0);
 }
+
+// ------------------------------------------------------------------ the acp fast path
+
+/// An `acp` line the fast path decodes (`acp::wire::Line`) reads exactly as the same
+/// record read as a `Value`: an extra envelope member, which no reader looks at, sends the
+/// twin down the `Value` path.
+#[test]
+fn an_acp_line_reads_the_same_on_the_fast_path_and_as_a_value() {
+    let header = r#"{"lineage":"trace","format":"acp","version":1}"#;
+    let lines = [
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}},"at":5}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"R"}},"at":6}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}},"at":4}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}},"at":null}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":8,"method":"x","params":{}},"at":-1}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":9,"method":"x","params":{}},"at":"soon"}"#,
+        r#"{"from":"agent","message":{"id":null,"method":"session/update","params":{"sessionId":"R"}}}"#,
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":7,"result":{},"error":{}}}"#,
+        r#"{"from":"client","message":{"jsonrpc":"1.0","id":null,"error":{"code":1}}}"#,
+        r#"{"from":"client","message":{"jsonrpc":"2.0","method":5}}"#,
+        r#"{"from":"client","message":{"jsonrpc":"2.0","method":"m","params":"p"}}"#,
+        r#"{"from":"client","message":{"jsonrpc":"2.0"}}"#,
+        r#"{"from":"client","message":{}}"#,
+        r#"{"from":"client"}"#,
+        r#"{"from":"someone","message":{"jsonrpc":"2.0","method":"m"}}"#,
+        r#"{"message":{"jsonrpc":"2.0","method":"m"}}"#,
+        r#"{"from":"transport"}"#,
+        r#"{"from":"transport","event":"disconnected","at":7}"#,
+        r#"{"from":"transport","event":"connected","message":{"jsonrpc":"2.0","method":"m"}}"#,
+        r#"{"fr\u006fm":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"A","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}}"#,
+    ];
+    let replay = |lines: &mut dyn Iterator<Item = String>| {
+        let mut e = Engine::new(Options::default());
+        let mut outputs = Vec::new();
+        for line in std::iter::once(header.to_owned()).chain(lines) {
+            let out = e.push_line(&line).unwrap();
+            outputs.push((out.changes, out.findings));
+        }
+        let replay = e.finish().unwrap();
+        (
+            outputs,
+            replay.findings.clone(),
+            crate::render::json_string(&replay, false),
+        )
+    };
+    for line in lines {
+        assert!(crate::acp::wire::Line::decode(line).is_some(), "{line}");
+    }
+    let fast = replay(&mut lines.iter().map(|l| (*l).to_owned()));
+    let slow = replay(&mut lines.iter().map(|l| l.replacen('{', r#"{"x":0,"#, 1)));
+    assert!(crate::acp::wire::Line::decode(&lines[0].replacen('{', r#"{"x":0,"#, 1)).is_none());
+    assert_eq!(fast, slow);
+    assert!(!fast.1.is_empty(), "the lines are not all clean");
+}

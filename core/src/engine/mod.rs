@@ -559,7 +559,7 @@ impl Engine {
         let problem = record.at_problem();
         self.clock
             .stamp(line, record.at, problem, &mut out.findings);
-        out.append(self.provider_record(line, &record));
+        out.append(self.provider_record(line, record));
         Ok(out)
     }
 
@@ -880,10 +880,12 @@ impl Engine {
                         let problem = record.at_problem();
                         self.clock
                             .stamp(line, record.at, problem, &mut out.findings);
-                        out.append(self.provider_record(line, &record));
+                        out.append(self.provider_record(line, Cow::Owned(record)));
                     }
                     Err(e) => match self.raw_record(format, text) {
-                        Some(record) => out.append(self.provider_record(line, &record)),
+                        Some(record) => {
+                            out.append(self.provider_record(line, Cow::Owned(record)));
+                        }
                         None => out
                             .findings
                             .push(reader::malformed(line, &e, declared, text)),
@@ -903,6 +905,19 @@ impl Engine {
         let Some(Arm::Acp(checker)) = &mut self.arm else {
             return out;
         };
+        // The common record, decoded without a `Value` of its envelope and message; any
+        // other line takes the `Value` path below, which reads it the same way.
+        if let Some(record) = crate::acp::wire::Line::decode(text) {
+            let at = record.at.as_ref().map_or(At::Absent, At::read);
+            let (at, problem) = at.split();
+            self.clock
+                .stamp(line, at, problem.as_deref(), &mut out.findings);
+            // A bad `at` is reported once (`at-invalid`): the record applies without it.
+            let at = record.at.as_ref().filter(|_| problem.is_none());
+            checker.push_decoded(line, &record, at);
+            out.changes = view_changes(checker, &mut self.acp_head);
+            return out;
+        }
         match trace::parse_line::<Value>(text, Format::Acp) {
             Ok((value, note)) => {
                 depth_note(&mut out, line, note);
@@ -964,8 +979,10 @@ impl Engine {
 
     /// A provider record through its adapter: time advances to its `at` first (time
     /// rules due by then fire), then the record applies, then every record the adapter
-    /// released (held records whose owner became known) applies in order.
-    fn provider_record(&mut self, line: usize, record: &ProviderRecord) -> Output {
+    /// released (held records whose owner became known) applies in order. The Codex
+    /// adapter then keeps the record (moved when the engine owns it) to tell a capture's
+    /// duplicate of it.
+    fn provider_record(&mut self, line: usize, record: Cow<'_, ProviderRecord>) -> Output {
         let mut out = Output::default();
         if let Some(at) = record.at {
             out.append(self.timeouts(line, at));
@@ -974,13 +991,14 @@ impl Engine {
             .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, record);
+                adapter.record(&mut cx, &record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.normalize(&mut cx.relocate(held_line, held.at), &held);
                 }
+                adapter.remember(record.into_owned());
             }
             Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, record);
+                adapter.record(&mut cx, &record);
                 while let Some((held_line, held)) = adapter.take_released() {
                     adapter.record(&mut cx.relocate(held_line, held.at), &held);
                 }

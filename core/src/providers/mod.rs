@@ -5,7 +5,7 @@
 //! adapter per provider (`codex`, `claude`).
 //! Never: decides settlement. An adapter knows provider shapes and routing (which thread
 //! is which session, which request is which interaction); every lifecycle rule is the
-//! canonical reducer's. An adapter learns what an event did from the [`Step`] that
+//! canonical reducer's. An adapter learns what an event did from the [`Emitted`] that
 //! `Ctx::emit` hands back, and may read the tree through `Ctx::snapshot`, never
 //! write it except by emitting events. It never re-enters itself: records it held are
 //! handed back to the engine, which applies them in order.
@@ -17,9 +17,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::finding::{Code, Finding};
+use crate::ids::{SessionId, TurnId};
 use crate::output::Output;
 use crate::trace::{At, Format, RecordError};
-use crate::tree::{Event, Millis, Snapshot, Step};
+use crate::tree::{Applied, Change, Event, Millis, Severity, Snapshot};
 
 /// One record of a provider trace.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -100,6 +101,51 @@ pub(crate) fn check_side(format: Format, from: &str) -> Result<(), RecordError> 
     })
 }
 
+/// What an adapter learns of an emitted event (the facts of its [`crate::tree::Step`] adapters read).
+#[derive(Debug, Default)]
+pub(crate) struct Emitted {
+    rejected: bool,
+    created: Vec<SessionId>,
+    cancel_targets: Option<Vec<TurnId>>,
+}
+
+impl Emitted {
+    fn of(applied: &Applied) -> Self {
+        let mut emitted = Emitted {
+            rejected: applied
+                .diagnostics
+                .iter()
+                .any(|d| d.severity() >= Severity::Warning),
+            ..Emitted::default()
+        };
+        for change in &applied.changes {
+            match change {
+                Change::SessionCreated { session, .. } => emitted.created.push(session.clone()),
+                Change::CancelPrepared { targets, .. } if emitted.cancel_targets.is_none() => {
+                    emitted.cancel_targets = Some(targets.clone());
+                }
+                _ => {}
+            }
+        }
+        emitted
+    }
+
+    /// As [`crate::tree::Step::rejected`].
+    pub(crate) fn rejected(&self) -> bool {
+        self.rejected
+    }
+
+    /// As [`crate::tree::Step::created`].
+    pub(crate) fn created(&self, session: &SessionId) -> bool {
+        self.created.contains(session)
+    }
+
+    /// As [`crate::tree::Step::cancel_prepared`].
+    pub(crate) fn cancel_prepared(&self) -> Option<&[TurnId]> {
+        self.cancel_targets.as_deref()
+    }
+}
+
 /// What an adapter works through while it handles one record: the record's line and
 /// time, the tree as it stands after the adapter's previous event, and the output.
 pub(crate) struct Ctx<'a> {
@@ -164,20 +210,21 @@ impl<'a> Ctx<'a> {
         self.at
     }
 
-    /// Applies `event` at once; its changes and findings join the output, and the step
-    /// comes back so the adapter knows what the reducer did.
-    pub fn emit(&mut self, event: Event) -> Step {
-        let step = self.snapshot.apply(&event, self.at);
+    /// Applies `event` at once, in place (the engine keeps no earlier tree); its changes
+    /// (moved, not copied) and findings join the output, and what the adapter needs to
+    /// know of what the reducer did comes back.
+    pub(crate) fn emit(&mut self, event: Event) -> Emitted {
+        let applied = self.snapshot.apply_in_place(&event, self.at);
         if self.record {
             self.out.events.push((event, self.at));
         }
         let line = self.line;
-        self.out.changes.extend(step.changes.iter().cloned());
+        let emitted = Emitted::of(&applied);
+        self.out.changes.extend(applied.changes);
         self.out
             .findings
-            .extend(step.diagnostics.iter().map(|d| d.at_line(line)));
-        *self.snapshot = step.snapshot.clone();
-        step
+            .extend(applied.diagnostics.iter().map(|d| d.at_line(line)));
+        emitted
     }
 
     /// The tree after the last emitted event.

@@ -22,5 +22,6 @@ pub use model::{
     Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role, RootGate, Session,
     SessionKind, ToolCall, ToolStatus, Turn,
 };
+pub(crate) use reduce::Applied;
 pub use snapshot::{Snapshot, Step};
 pub use text::MessageText;

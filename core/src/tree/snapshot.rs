@@ -130,6 +130,14 @@ impl Snapshot {
         super::reduce::apply(self, event, at)
     }
 
+    /// [`Snapshot::apply`] to this snapshot itself, for a caller that keeps no earlier
+    /// one (the engine): the same changes and diagnostics, and this snapshot becomes the
+    /// step's. Whatever an earlier snapshot still shares is copied on write, so a clone
+    /// taken before stays as it was.
+    pub(crate) fn apply_in_place(&mut self, event: &Event, at: Option<Millis>) -> super::Applied {
+        super::reduce::apply_in_place(self, event, at)
+    }
+
     /// How many sessions the tree holds, live and ended (deleted ones included).
     pub fn session_count(&self) -> usize {
         self.sessions.len() + self.archive.len()

@@ -28,7 +28,7 @@ use serde_json::Value;
 pub use crate::finding::{Party, acp::MODEL};
 
 use super::view::{Id, View, ViewOptions};
-use super::wire::{self, Record, Rpc, RpcId, Side, Transport};
+use super::wire::{self, LineRecord, Record, Rpc, RpcId, Side, Transport};
 use crate::finding::{Code, Finding, Revision};
 use crate::tree::Severity;
 use agent_side::AgentSide;
@@ -153,16 +153,34 @@ impl Checker {
         self.push(line, wire::record_of(Some(from), Some(message), None));
     }
 
+    /// Checks one record the engine decoded on the fast path ([`wire::Line`]); `at` is
+    /// its `at` unless the engine found it not a time. Reports what [`Checker::push_value`]
+    /// reports for the same record.
+    pub(crate) fn push_decoded(
+        &mut self,
+        line: usize,
+        record: &wire::Line<'_>,
+        at: Option<&Value>,
+    ) {
+        match wire::line_record(record, at) {
+            Err(reason) => self.malformed(line, format!("not a valid acp record: {reason}")),
+            Ok(LineRecord::Transport(event)) => self.transport(event),
+            Ok(LineRecord::Message { from, message }) => {
+                if !message.has_jsonrpc_version() {
+                    self.jsonrpc_version_missing(line);
+                }
+                match message.classify() {
+                    Ok(rpc) => self.entry(line, from, &rpc, &mut Batch::default()),
+                    Err(reason) => self.malformed(line, reason),
+                }
+            }
+        }
+    }
+
     fn push(&mut self, line: usize, record: Result<Record<'_>, String>) {
         match record {
             Err(reason) => self.malformed(line, format!("not a valid acp record: {reason}")),
-            Ok(Record::Transport(event)) => {
-                self.end_connection();
-                match event {
-                    Transport::Connected => self.view.connect(),
-                    Transport::Disconnected => self.view.disconnect(),
-                }
-            }
+            Ok(Record::Transport(event)) => self.transport(event),
             Ok(Record::Message {
                 from,
                 entries,
@@ -176,11 +194,7 @@ impl Checker {
                     .iter()
                     .any(|e| e.is_object() && !wire::has_jsonrpc_version(e))
                 {
-                    self.report(
-                        line,
-                        Code::JsonrpcVersionMissing,
-                        "a JSON-RPC message without `\"jsonrpc\": \"2.0\"`; every request, notification and response must carry it exactly".into(),
-                    );
+                    self.jsonrpc_version_missing(line);
                 }
                 for (i, entry) in entries.iter().enumerate() {
                     match wire::classify(entry) {
@@ -196,6 +210,22 @@ impl Checker {
                 }
             }
         }
+    }
+
+    fn transport(&mut self, event: Transport) {
+        self.end_connection();
+        match event {
+            Transport::Connected => self.view.connect(),
+            Transport::Disconnected => self.view.disconnect(),
+        }
+    }
+
+    fn jsonrpc_version_missing(&mut self, line: usize) {
+        self.report(
+            line,
+            Code::JsonrpcVersionMissing,
+            "a JSON-RPC message without `\"jsonrpc\": \"2.0\"`; every request, notification and response must carry it exactly".into(),
+        );
     }
 
     /// Reports a malformed line (e.g. bytes that are not UTF-8, found by the caller).

@@ -21,7 +21,8 @@ const SHOWN: usize = 8;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Repeats {
-    /// The last record pushed (released held records are not pushes).
+    /// The last record pushed (released held records are not pushes), handed over by the
+    /// engine once applied ([`Repeats::remember`]): never a copy.
     previous: Option<ProviderRecord>,
     /// Skipped exact repeats: the first lines (at most `SHOWN`) and counts by kind.
     lines: Vec<usize>,
@@ -45,7 +46,8 @@ pub(super) enum Verdict {
 }
 
 impl Repeats {
-    /// Judges a pushed record at `line`; remembers it as the previous one.
+    /// Judges a pushed record at `line` against the previous one (the caller then hands
+    /// the record over with [`Repeats::remember`]).
     pub(super) fn judge(&mut self, line: usize, record: &ProviderRecord) -> Verdict {
         let timed = record.at.is_some() || record.message.get("emittedAtMs").is_some();
         if timed && self.previous.as_ref() == Some(record) {
@@ -62,7 +64,6 @@ impl Repeats {
             }
             return Verdict::Repeat;
         }
-        self.previous = Some(record.clone());
         let rpc::Kind::Request { id, method, .. } = rpc::classify(&record.message) else {
             return Verdict::Apply;
         };
@@ -82,6 +83,12 @@ impl Repeats {
                 Verdict::Apply
             }
         }
+    }
+
+    /// Keeps the record just judged and applied as the previous one (moved, not copied:
+    /// a copy of every record cost as much as parsing it).
+    pub(super) fn remember(&mut self, record: ProviderRecord) {
+        self.previous = Some(record);
     }
 
     /// End of trace: one note for every exact repeat skipped, at the first one's line.

@@ -132,6 +132,12 @@ impl CodexAdapter {
         }
     }
 
+    /// Keeps a pushed record, once [`CodexAdapter::record`] has read it, as the one the
+    /// next pushed record is compared with (a capture's duplicate).
+    pub(crate) fn remember(&mut self, record: ProviderRecord) {
+        self.repeats.remember(record);
+    }
+
     /// Normalizes one record (pushed and judged, or released from hold). A record whose
     /// envelope has no `at` takes the time the provider stamped on it (`emittedAtMs`, on
     /// every app-server notification).

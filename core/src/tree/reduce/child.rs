@@ -165,6 +165,8 @@ fn respawn(
     if existing.deleted {
         return Err(Diagnostic::DeletedSession(s.child.clone()));
     }
+    // Every rejection before the first write (the engine applies in place).
+    check_aliases_free(tx, s.child, s.aliases)?;
     tx.note(Diagnostic::DuplicateSpawn(s.child.clone()));
     if existing.title.is_none()
         && let Some(title) = s.title

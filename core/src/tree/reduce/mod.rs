@@ -19,6 +19,8 @@ mod root;
 mod settle;
 mod tx;
 
+use super::change::Change;
+use super::diagnostic::Diagnostic;
 use super::event::Event;
 use super::model::Millis;
 use super::snapshot::{Snapshot, Step};
@@ -27,7 +29,7 @@ use tx::Tx;
 pub(crate) use tx::{Rejected, is_live};
 
 pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step {
-    let mut tx = Tx::new(base, at);
+    let mut tx = Tx::new(base.clone(), at);
     let result = dispatch(&mut tx, event);
     let step = match result {
         Ok(()) => tx.commit(),
@@ -37,14 +39,108 @@ pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step 
             diagnostics: vec![rejection],
         },
     };
-    // Debug builds re-check every invariant after each step while the tree is small (the
-    // corpus, the model tests and the fuzzers all are); the check is O(n log n), so a
-    // huge generated tree is checked by its tests at chosen points instead.
+    debug_check(&step.snapshot, event);
+    step
+}
+
+/// What applying an event in place caused: [`Step`] without the snapshot.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    pub(crate) changes: Vec<Change>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Applies `event` to `snapshot` itself, with the same result as [`apply`].
+///
+/// The working copy *is* the snapshot, so no base is kept and nothing the event writes is
+/// path-copied unless a caller still holds an earlier snapshot sharing it (the persistent
+/// maps and `Arc`s copy on write only what is shared). That is sound only for handlers
+/// that validate before they write: a rejection must leave the snapshot as it was.
+/// [`validates_first`] names those events; any other takes the persistent path. Debug
+/// builds check every in-place step against [`apply`] on a kept base.
+pub(crate) fn apply_in_place(
+    snapshot: &mut Snapshot,
+    event: &Event,
+    at: Option<Millis>,
+) -> Applied {
+    if !validates_first(event) {
+        let step = apply(snapshot, event, at);
+        *snapshot = step.snapshot;
+        return Applied {
+            changes: step.changes,
+            diagnostics: step.diagnostics,
+        };
+    }
     #[cfg(debug_assertions)]
-    if step.snapshot.session_count() <= DEBUG_CHECK_LIMIT
-        && let Err(violation) = step
-            .snapshot
-            .check_invariants(super::invariants::Level::Full)
+    let base = snapshot.clone();
+    let mut tx = Tx::new(std::mem::take(snapshot), at);
+    let result = dispatch(&mut tx, event);
+    let applied = match result {
+        Ok(()) => {
+            let step = tx.commit();
+            *snapshot = step.snapshot;
+            Applied {
+                changes: step.changes,
+                diagnostics: step.diagnostics,
+            }
+        }
+        Err(rejection) => {
+            *snapshot = tx.commit().snapshot;
+            Applied {
+                changes: Vec::new(),
+                diagnostics: vec![rejection],
+            }
+        }
+    };
+    #[cfg(debug_assertions)]
+    same_as_persistent(&base, snapshot, &applied, event, at);
+    applied
+}
+
+/// The events whose handlers return every rejection before their first write (read in
+/// `root.rs`, `child.rs`, `content.rs`, `interaction.rs`). Cancels and deletes, rarer
+/// and visiting more, keep the persistent path.
+fn validates_first(event: &Event) -> bool {
+    !matches!(
+        event,
+        Event::CancelRequested { .. }
+            | Event::CancelAcknowledged { .. }
+            | Event::CancelCompleted { .. }
+            | Event::SessionDeleted { .. }
+    )
+}
+
+/// Debug builds: an in-place step equals the persistent step from the same base.
+#[cfg(debug_assertions)]
+fn same_as_persistent(
+    base: &Snapshot,
+    after: &Snapshot,
+    applied: &Applied,
+    event: &Event,
+    at: Option<Millis>,
+) {
+    let step = apply(base, event, at);
+    let same = step.snapshot == *after
+        && step.changes == applied.changes
+        && step.diagnostics == applied.diagnostics;
+    // A difference is a handler that wrote before it rejected: a bug here, never input.
+    #[allow(clippy::panic)]
+    if !same {
+        panic!(
+            "`{}` applied in place differs from its persistent step",
+            event.name()
+        );
+    }
+}
+
+/// Debug builds re-check every invariant after each step while the tree is small (the
+/// corpus, the model tests and the fuzzers all are); the check is O(n log n), so a huge
+/// generated tree is checked by its tests at chosen points instead.
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+fn debug_check(snapshot: &Snapshot, event: &Event) {
+    #[cfg(debug_assertions)]
+    if snapshot.session_count() <= DEBUG_CHECK_LIMIT
+        && let Err(violation) = snapshot.check_invariants(super::invariants::Level::Full)
     {
         // A broken invariant is a bug in this reducer, never a property of the input.
         #[allow(clippy::panic)]
@@ -52,7 +148,6 @@ pub(super) fn apply(base: &Snapshot, event: &Event, at: Option<Millis>) -> Step 
             panic!("invariant broken after `{}`: {violation}", event.name());
         }
     }
-    step
 }
 
 /// Debug builds check every invariant after each step of a tree of at most this many

@@ -842,3 +842,42 @@ fn a_streamed_delta_appends_without_copying_the_text_already_there() {
         after.chunks().next().unwrap()
     ));
 }
+
+// --- In place ------------------------------------------------------------------------
+
+/// A repeated spawn naming an alias another session holds is rejected before it writes
+/// the first title it carries, so applying it in place leaves the tree as it was (debug
+/// builds compare every in-place step with the persistent one and panic otherwise).
+#[test]
+fn in_place_a_respawn_with_a_taken_alias_writes_nothing() {
+    let mut snapshot = Snapshot::new();
+    for e in with(running_root(), &[spawn("C", "R")]) {
+        snapshot.apply_in_place(&e, None);
+    }
+    let taken = Alias::new("thread", "R");
+    snapshot.apply_in_place(
+        &Event::AliasBound {
+            session: "R".into(),
+            alias: taken.clone(),
+        },
+        None,
+    );
+    let before = snapshot.clone();
+    let respawn = Event::ChildSpawned {
+        session: "C".into(),
+        parent_session: "R".into(),
+        parent_turn: None,
+        tool_call: Some("call_C".into()),
+        title: Some("worker".into()),
+        aliases: vec![taken],
+    };
+    let applied = snapshot.apply_in_place(&respawn, None);
+    let codes: Vec<_> = applied
+        .diagnostics
+        .iter()
+        .map(|d| d.code().as_str())
+        .collect();
+    assert_eq!(codes, ["alias-conflict"]);
+    assert!(applied.changes.is_empty());
+    assert_eq!(snapshot, before);
+}

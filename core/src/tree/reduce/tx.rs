@@ -21,9 +21,11 @@ pub(super) struct Tx {
 }
 
 impl Tx {
-    pub(super) fn new(base: &Snapshot, at: Option<Millis>) -> Self {
+    /// A transaction on `next`: a clone of the base (the persistent path) or the
+    /// snapshot itself, taken out of its place (in place).
+    pub(super) fn new(next: Snapshot, at: Option<Millis>) -> Self {
         Self {
-            next: base.clone(),
+            next,
             at,
             changes: Vec::new(),
             notes: Vec::new(),
