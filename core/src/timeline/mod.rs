@@ -45,7 +45,7 @@ use serde::Serialize;
 
 use crate::engine::{Engine, Replay, State};
 use crate::output::Output;
-use crate::tree::{Change, Millis, Phase, Snapshot};
+use crate::tree::{Change, Millis, Phase};
 use crate::{SessionId, TurnId};
 
 /// Sessions drawn with their bars; later ones are counted only.
@@ -195,7 +195,7 @@ impl Timeline {
             self.observe_acp(line, &out.changes);
         } else {
             for change in &out.changes {
-                self.apply(engine.snapshot(), line, change);
+                self.apply(line, change);
             }
         }
     }
@@ -203,17 +203,17 @@ impl Timeline {
     /// Records the changes of a timeout (`Engine::handle_timeout`).
     pub fn observe_timeout(&mut self, engine: &Engine, out: &Output) {
         for change in &out.changes {
-            self.apply(engine.snapshot(), engine.line(), change);
+            self.apply(engine.line(), change);
         }
     }
 
-    fn apply(&mut self, snapshot: &Snapshot, line: usize, change: &Change) {
+    fn apply(&mut self, line: usize, change: &Change) {
         match change {
             Change::SessionCreated { session, .. } => self.lane(session.as_str(), line),
-            Change::TurnOpened { turn, .. } => {
-                let phase = snapshot.turn(turn).map_or(Phase::Submitted, |t| t.phase);
-                self.open_bar(turn, line, phase);
-            }
+            // The change's own phase: the snapshot holds the phase after the whole record,
+            // which for a turn opened and settled by one record (a resumed thread's history)
+            // is `settled`, before the phases it went through.
+            Change::TurnOpened { turn, phase, .. } => self.open_bar(turn, line, *phase),
             Change::TurnPhaseChanged { turn, phase, .. } => {
                 if let Some(bar) = self.bar_mut(turn) {
                     bar.phases.push((line, phase.to_string()));

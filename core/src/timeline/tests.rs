@@ -141,3 +141,21 @@ fn tree_order_puts_children_under_their_parent_without_recursion() {
     };
     assert_eq!(tree_order(&deep, chain).len(), 100_000);
 }
+
+#[test]
+fn a_resumed_threads_history_turn_draws_its_phases_in_the_order_they_happened() {
+    // The `thread/resume` response opens and settles the history turn in one record; the
+    // bar starts `submitted`, not with the phase the record ends in.
+    let (s, _) = record(include_str!(
+        "../../../traces/codex/21-resume-history.jsonl"
+    ));
+    let root = lane(&s, "019ad0b1-root");
+    assert_eq!(root.bars.len(), 2);
+    let history = &root.bars[0];
+    assert_eq!(
+        (history.from, history.to, history.outcome.as_deref()),
+        (10, Some(10), Some("completed"))
+    );
+    let phases: Vec<&str> = history.phases.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(phases, ["submitted", "running", "waiting"]);
+}

@@ -235,7 +235,11 @@
     label.append(svg("title", {}, lane.id));
     label.addEventListener("click", () => showLane(lane));
     g.append(label);
-    for (const bar of lane.bars) g.append(drawBar(lane, bar, y));
+    // Wider bars first, so a short bar drawn over a long one (a resumed thread's history
+    // turns all happen at one instant) stays on top, visible and clickable.
+    const span = (b) => pos(b.to === null ? T.last_line : b.to) - pos(b.from);
+    const order = lane.bars.map((b, k) => [span(b), k]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    for (const [, k] of order) g.append(drawBar(lane, lane.bars[k], y));
     return g;
   }
   function drawBar(lane, bar, y) {
