@@ -6,11 +6,15 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+// `--prebuilt` copies a library cargo already built (CI builds the whole workspace once,
+// so the addon shares its dependencies' artifacts instead of building them again with
+// this package's own feature set).
 const debug = process.argv.includes('--debug');
+const prebuilt = process.argv.includes('--prebuilt');
 const root = path.resolve(__dirname, '..', '..', '..');
 const args = ['build', '--locked', '-p', 'lineage-node'];
 if (!debug) args.push('--release');
-execFileSync('cargo', args, { cwd: root, stdio: 'inherit' });
+if (!prebuilt) execFileSync('cargo', args, { cwd: root, stdio: 'inherit' });
 
 const targetDir = process.env.CARGO_TARGET_DIR
   ? path.resolve(root, process.env.CARGO_TARGET_DIR)
