@@ -92,6 +92,11 @@ impl Fold {
                 Ok(())
             }
             "turn_settled" => self.turn_settled(c),
+            "turn_usage_changed" => {
+                let t = self.turn(&text(c, "turn")?)?;
+                t.insert("usage".into(), field(c, "usage"));
+                Ok(())
+            }
             "late_terminal_recorded" => {
                 let t = self.turn(&text(c, "turn")?)?;
                 t.insert("lateTerminal".into(), field(c, "outcome"));
