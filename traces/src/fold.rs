@@ -398,7 +398,7 @@ impl Fold {
             let list = set.iter().map(|(s, n)| Value::String(format!("{s}#{n}")));
             out.insert("activeChildren".into(), Value::Array(list.collect()));
         }
-        for key in ["openedAt", "settledAt"] {
+        for key in ["openedAt", "settledAt", "usage"] {
             if !get(key).is_null() {
                 out.insert(key.into(), get(key));
             }

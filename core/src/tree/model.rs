@@ -223,19 +223,11 @@ pub struct CancelOperation {
 }
 
 /// Token counts a provider reported for one turn, summed over the model calls the turn
-/// made (its own calls only: a child's calls count on the child's turns). Each figure is
-/// `None` when the trace does not hold it; lineage never estimates one.
-///
-/// The figures follow the OpenTelemetry GenAI conventions: `input_tokens` counts every
-/// input token, cached ones included, and `output_tokens` every output token, reasoning
-/// included; the cache and reasoning figures are parts of those totals.
-///
-/// ```
-/// use lineage_core::tree::Usage;
-/// let u = Usage { input_tokens: Some(20), output_tokens: Some(10), ..Usage::default() };
-/// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"inputTokens":20,"outputTokens":10}"#);
-/// assert!(Usage::default().is_empty());
-/// ```
+/// made (its own calls only: a child's calls count on the child's turns). A figure the
+/// trace does not hold is absent; lineage never estimates one. As in the OpenTelemetry
+/// GenAI conventions, the input figure counts every input token, cached ones included,
+/// and the output figure every output token, reasoning included; the cache and
+/// reasoning figures are parts of those totals.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -247,19 +239,26 @@ pub struct Usage {
     /// Output (completion) tokens, reasoning included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    /// Input tokens served from the provider's prompt cache (part of `input_tokens`).
+    /// Input tokens served from the provider's prompt cache (part of the input figure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read_input_tokens: Option<u64>,
-    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
+    /// Input tokens written to the provider's prompt cache (part of the input figure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_creation_input_tokens: Option<u64>,
-    /// Output tokens spent on reasoning (part of `output_tokens`).
+    /// Output tokens spent on reasoning (part of the output figure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_output_tokens: Option<u64>,
 }
 
 impl Usage {
     /// No figure is known.
+    ///
+    /// ```
+    /// use lineage_core::tree::Usage;
+    /// let u = Usage { input_tokens: Some(20), output_tokens: Some(10), ..Usage::default() };
+    /// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"inputTokens":20,"outputTokens":10}"#);
+    /// assert!(!u.is_empty() && Usage::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         *self == Usage::default()
     }

@@ -81,15 +81,16 @@ fn canonical_turn(
     Some((turn.id.clone(), turn.usage))
 }
 
-/// A Codex `TokenUsageBreakdown` (`inputTokens` with `cachedInputTokens` among them,
-/// `outputTokens` with `reasoningOutputTokens` among them) as canonical figures.
+/// A Codex `TokenUsageBreakdown` (`inputTokens` with `cachedInputTokens` and, in newer
+/// releases, `cacheWriteInputTokens` among them; `outputTokens` with
+/// `reasoningOutputTokens` among them) as canonical figures.
 pub(crate) fn codex_usage(v: &Value) -> Usage {
     let n = |key: &str| v.get(key).and_then(Value::as_u64);
     Usage {
         input_tokens: n("inputTokens"),
         output_tokens: n("outputTokens"),
         cache_read_input_tokens: n("cachedInputTokens"),
-        cache_creation_input_tokens: None,
+        cache_creation_input_tokens: n("cacheWriteInputTokens"),
         reasoning_output_tokens: n("reasoningOutputTokens"),
     }
 }
