@@ -254,3 +254,54 @@ fn session_picks_a_root_of_a_codex_connection_with_several() {
         "{err}"
     );
 }
+
+/// The turns' `usage` of a `replay --format json` document, in document order.
+fn usages(json: &[u8]) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["turns"].as_array().unwrap().iter())
+        .map(|t| t["usage"].clone())
+        .collect()
+}
+
+#[test]
+fn a_codex_trace_s_usage_survives_the_canonical_conversion() {
+    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../traces/real/codex/08-follow-up-same-child.jsonl");
+    let trace = trace.to_str().unwrap();
+    let converted = lineage(&["convert", trace, "--to", "canonical"]);
+    assert_eq!(converted.status.code(), Some(0));
+    let text = String::from_utf8(converted.stdout).unwrap();
+    assert!(text.contains(r#""type":"usage_reported""#), "{text}");
+    let path = write_trace("usage-canonical.jsonl", &text);
+    let from_canonical = lineage(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    let from_codex = lineage(&["replay", trace, "--format", "json"]);
+    let expected = usages(&from_codex.stdout);
+    assert!(expected.iter().all(|u| u["inputTokens"].as_u64().is_some()));
+    assert_eq!(usages(&from_canonical.stdout), expected);
+}
+
+#[test]
+fn a_usage_report_for_a_turn_the_session_lacks_is_an_unknown_turn_error() {
+    let path = write_trace(
+        "usage-unknown-turn.jsonl",
+        &format!(
+            "{CLEAN}{}\n",
+            r#"{"event":{"type":"usage_reported","turn":"R#2","input_tokens":5},"at":7}"#
+        ),
+    );
+    let out = lineage(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["unknown-turn"]);
+    assert!(usages(&out.stdout).iter().all(serde_json::Value::is_null));
+}

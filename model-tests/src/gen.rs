@@ -325,6 +325,16 @@ pub fn raw_event() -> BoxedStrategy<Event> {
         (session_id(), opt_text)
             .prop_map(|(session, title)| Event::SessionTitled { session, title })
             .boxed(),
+        (session_id(), 0..4u32, prop::option::of(0..50u64), 0..50u64)
+            .prop_map(|(session, n, input, output)| {
+                let usage = lineage_core::tree::Usage {
+                    input_tokens: input,
+                    output_tokens: Some(output),
+                    ..Default::default()
+                };
+                Event::usage_reported(lineage_core::TurnId::new(session, n), usage)
+            })
+            .boxed(),
         (session_id(), 0..3u8)
             .prop_map(|(session, r)| Event::InteractionRequested {
                 session,

@@ -77,6 +77,8 @@ pub struct MTurn {
     pub opened_at: Option<u64>,
     /// `at` of the event that settled the turn.
     pub settled_at: Option<u64>,
+    /// The last non-empty usage reported for the turn (set as reported, never summed).
+    pub usage: Option<lineage_core::tree::Usage>,
 }
 
 /// A transcript entry.
@@ -519,6 +521,7 @@ impl Model {
                                 error: None,
                                 opened_at: now,
                                 settled_at: None,
+                                usage: None,
                             });
                         }
                         self.user_message(session.as_str(), n + 1, message, text);
@@ -689,6 +692,7 @@ impl Model {
                         error: None,
                         opened_at: now,
                         settled_at: None,
+                        usage: None,
                     });
                 }
                 Ok(vec![])
@@ -827,6 +831,16 @@ impl Model {
                         Ok(vec![])
                     }
                 }
+            }
+            Event::UsageReported { turn, .. } => {
+                self.live(turn.session())?;
+                let usage = event.usage().unwrap_or_default();
+                let t: TurnRef = (turn.session().as_str().to_owned(), turn.ordinal());
+                let m = self.turn_mut(&t).ok_or("unknown-turn")?;
+                if !usage.is_empty() {
+                    m.usage = Some(usage);
+                }
+                Ok(vec![])
             }
             Event::SessionTitled { session, title } => {
                 self.live(session)?;
@@ -1193,6 +1207,7 @@ impl Model {
                 error: None,
                 opened_at: self.now,
                 settled_at: None,
+                usage: None,
             }],
             messages: Vec::new(),
             tools: Vec::new(),

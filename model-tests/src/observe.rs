@@ -64,6 +64,8 @@ pub struct ObsTurn {
     pub opened_at: Option<u64>,
     /// `at` of the settling event.
     pub settled_at: Option<u64>,
+    /// The reported token counts.
+    pub usage: Option<lineage_core::tree::Usage>,
 }
 
 /// The whole observable tree.
@@ -191,6 +193,7 @@ impl Observable {
                         error: t.error.as_deref().map(str::to_owned),
                         opened_at: t.opened_at,
                         settled_at: t.settled_at,
+                        usage: t.usage,
                     },
                 );
             }
@@ -291,6 +294,7 @@ impl Observable {
                         error: t.error.clone(),
                         opened_at: t.opened_at,
                         settled_at: t.settled_at,
+                        usage: t.usage,
                     },
                 );
             }

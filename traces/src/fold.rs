@@ -92,6 +92,11 @@ impl Fold {
                 Ok(())
             }
             "turn_settled" => self.turn_settled(c),
+            "turn_usage_changed" => {
+                let t = self.turn(&text(c, "turn")?)?;
+                t.insert("usage".into(), field(c, "usage"));
+                Ok(())
+            }
             "late_terminal_recorded" => {
                 let t = self.turn(&text(c, "turn")?)?;
                 t.insert("lateTerminal".into(), field(c, "outcome"));
@@ -393,7 +398,7 @@ impl Fold {
             let list = set.iter().map(|(s, n)| Value::String(format!("{s}#{n}")));
             out.insert("activeChildren".into(), Value::Array(list.collect()));
         }
-        for key in ["openedAt", "settledAt"] {
+        for key in ["openedAt", "settledAt", "usage"] {
             if !get(key).is_null() {
                 out.insert(key.into(), get(key));
             }

@@ -313,3 +313,88 @@ fn every_failed_turn_is_an_error_and_canceled_ones_are_not() {
         assert!(seen.contains(outcome), "no {outcome} turn in the corpus");
     }
 }
+
+/// The last `thread/tokenUsage/updated` total of each (thread, provider turn) of a
+/// Codex app-server trace, read straight from its lines: (input, output).
+fn codex_totals(text: &str) -> BTreeMap<(String, String), (u64, u64)> {
+    let mut totals = BTreeMap::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let m = &v["message"];
+        if m["method"] != "thread/tokenUsage/updated" {
+            continue;
+        }
+        let p = &m["params"];
+        let total = &p["tokenUsage"]["total"];
+        totals.insert(
+            (
+                p["threadId"].as_str().unwrap().to_owned(),
+                p["turnId"].as_str().unwrap().to_owned(),
+            ),
+            (
+                total["inputTokens"].as_u64().unwrap(),
+                total["outputTokens"].as_u64().unwrap(),
+            ),
+        );
+    }
+    totals
+}
+
+/// A real Codex recording whose child runs two turns: each turn span carries the tokens
+/// the trace reports for it. A thread's first turn has the thread's last total for that
+/// turn; its second turn what the total grew by after the first (the total runs over the
+/// thread's turns).
+#[test]
+fn a_real_codex_recording_s_turn_spans_carry_the_trace_s_token_counts() {
+    let text =
+        std::fs::read_to_string(root().join("real/codex/08-follow-up-same-child.jsonl")).unwrap();
+    let totals = codex_totals(&text);
+    let (json, replay) = export_lines(&text);
+    let spans = decode(&json, "08-follow-up-same-child");
+    let State::Tree(snapshot) = &replay.state else {
+        panic!("a session tree")
+    };
+    let root = snapshot.roots()[0].id.to_string();
+    let child = snapshot.sessions().find(|s| s.relation.is_some()).unwrap();
+    let child = child.id.to_string();
+    // The provider turns, in the order the trace started them, per thread.
+    let turns = |thread: &str| -> Vec<(u64, u64)> {
+        let mut seen: Vec<(u64, u64)> = Vec::new();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let p = &v["message"]["params"];
+            if v["message"]["method"] == "turn/started" && p["threadId"] == thread {
+                let turn = p["turn"]["id"].as_str().unwrap().to_owned();
+                seen.push(totals[&(thread.to_owned(), turn)]);
+            }
+        }
+        seen
+    };
+    let root_turns = turns(&root);
+    let child_turns = turns(&child);
+    assert_eq!((root_turns.len(), child_turns.len()), (1, 2));
+    let tokens = |turn: &str| {
+        let span = spans
+            .iter()
+            .find(|s| {
+                attr(s, "lineage.turn.id").as_deref() == Some(turn)
+                    && attr(s, "gen_ai.operation.name").as_deref() == Some("invoke_agent")
+            })
+            .unwrap_or_else(|| panic!("no span for {turn}"));
+        let n = |key: &str| attr(span, key).map(|v| v.parse::<u64>().unwrap());
+        (
+            n("gen_ai.usage.input_tokens"),
+            n("gen_ai.usage.output_tokens"),
+        )
+    };
+    let (input, output) = root_turns[0];
+    assert_eq!(tokens(&format!("{root}#1")), (Some(input), Some(output)));
+    let (input, output) = child_turns[0];
+    assert_eq!(tokens(&format!("{child}#1")), (Some(input), Some(output)));
+    let (first, second) = (child_turns[0], child_turns[1]);
+    assert_eq!(
+        tokens(&format!("{child}#2")),
+        (Some(second.0 - first.0), Some(second.1 - first.1))
+    );
+    assert!(second.0 > first.0, "the second turn used tokens");
+}

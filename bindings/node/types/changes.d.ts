@@ -58,6 +58,11 @@ export type Change1 =
       settledAt: Millis;
     }
   | {
+      type: "turn_usage_changed";
+      turn: TurnId;
+      usage: Usage;
+    }
+  | {
       type: "late_terminal_recorded";
       turn: TurnId;
       outcome: Outcome;
@@ -269,6 +274,16 @@ export interface Provider {
   outcome: OutcomeOrNull;
   turn: Text;
   turns: Count;
+}
+/**
+ * A turn's token counts: each figure only when the trace reports it (input includes the cached tokens, output the reasoning tokens).
+ */
+export interface Usage {
+  inputTokens?: Count;
+  outputTokens?: Count;
+  cacheReadInputTokens?: Count;
+  cacheCreationInputTokens?: Count;
+  reasoningOutputTokens?: Count;
 }
 export interface Finding {
   line: Count;

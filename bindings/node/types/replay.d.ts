@@ -170,6 +170,10 @@ export interface TurnDoc {
    * `at` of the settling event.
    */
   settledAt?: number | null;
+  /**
+   * The token counts reported for the turn, when the trace holds them.
+   */
+  usage?: Usage | null;
 }
 /**
  * A root turn's provider lifecycle as a change carries it (the `provider` object of a
@@ -205,6 +209,36 @@ export interface CancelDoc {
    * The provider confirmed this target stopped.
    */
   acknowledged: boolean;
+}
+/**
+ * Token counts a provider reported for one turn, summed over the model calls the turn
+ * made (its own calls only: a child's calls count on the child's turns). A figure the
+ * trace does not hold is absent; lineage never estimates one. As in the OpenTelemetry
+ * GenAI conventions, the input figure counts every input token, cached ones included,
+ * and the output figure every output token, reasoning included; the cache and
+ * reasoning figures are parts of those totals.
+ */
+export interface Usage {
+  /**
+   * Input (prompt) tokens, cached ones included.
+   */
+  inputTokens?: number | null;
+  /**
+   * Output (completion) tokens, reasoning included.
+   */
+  outputTokens?: number | null;
+  /**
+   * Input tokens served from the provider's prompt cache (part of the input figure).
+   */
+  cacheReadInputTokens?: number | null;
+  /**
+   * Input tokens written to the provider's prompt cache (part of the input figure).
+   */
+  cacheCreationInputTokens?: number | null;
+  /**
+   * Output tokens spent on reasoning (part of the output figure).
+   */
+  reasoningOutputTokens?: number | null;
 }
 /**
  * A transcript entry.

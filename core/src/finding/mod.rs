@@ -152,6 +152,7 @@ codes! {
     DuplicateSpawn = "duplicate-spawn", Note, Reducer;
     SpawnCycle = "spawn-cycle", Error, Reducer;
     UnknownParentTurn = "unknown-parent-turn", Error, Reducer;
+    UnknownTurn = "unknown-turn", Error, Reducer;
     SpawnUnderSettledTurn = "spawn-under-settled-turn", Warning, Reducer;
     SpawnAfterCancel = "spawn-after-cancel", Warning, Reducer;
     AliasConflict = "alias-conflict", Error, Reducer;

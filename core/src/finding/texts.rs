@@ -348,6 +348,26 @@ pub(super) const ENTRIES: &[Entry] = &[
         ),
     },
     Entry {
+        id: "unknown-turn",
+        summary: "a usage report names a turn its session does not have",
+        definition: concat!(
+            "Reducer, error. `usage_reported` whose `turn` (`<session>#<n>`) is not a turn of that session (an ordinal it does not have yet, ",
+            "or a session without turns). The report is rejected and no turn's usage changes. An unknown or deleted session is ",
+            "`unknown-session` or `deleted-session`, as for every event. A settled turn is no error: usage is accounting, and a settled turn takes it.",
+        ),
+        source: "Provider-Native Subagents, *Session And Turn Semantics*",
+        quote: "Child messages and interactions belong to the exact child turn that produced them. The root turn aggregates them for lifecycle and presentation without rewriting their ownership.",
+        example: concat!(
+            r#"{"event":{"type":"root_session_created","session":"thr_root"}}"#,
+            "\n",
+            r#"{"event":{"type":"user_submitted","session":"thr_root","text":"Fix all clippy warnings"}}"#,
+            "\n",
+            r#"{"event":{"type":"usage_reported","turn":"thr_root#2","input_tokens":1200,"output_tokens":80}}  <- error (thr_root has one turn)"#,
+            "\n",
+            "Fix: name the turn the model calls were made for.",
+        ),
+    },
+    Entry {
         id: "spawn-under-settled-turn",
         summary: "a child revealed after its delegating turn settled is rejected",
         definition: concat!(

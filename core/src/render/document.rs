@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::ids::{CallId, MessageId, RequestId, SessionId, TurnId};
 use crate::tree::{
     InteractionKind, InteractionStatus, Millis, Outcome, ParentRef, Phase, ProviderState, Role,
-    RootRef, SessionKind, Severity, ToolStatus,
+    RootRef, SessionKind, Severity, ToolStatus, Usage,
 };
 
 /// `replay --format json` of a canonical, Codex or Claude trace.
@@ -117,6 +117,9 @@ pub struct TurnDoc {
     /// `at` of the settling event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled_at: Option<Millis>,
+    /// The token counts reported for the turn, when the trace holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// A cancel mark.

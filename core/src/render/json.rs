@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use crate::finding::Finding;
 use crate::trace::Format;
 use crate::tree::{
-    Interaction, Outcome, Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn,
+    Interaction, Outcome, Phase, ProviderPhase, Session, SessionKind, Snapshot, Turn, Usage,
 };
 
 #[derive(Serialize)]
@@ -97,6 +97,9 @@ struct TurnView<'a> {
     opened_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     settled_at: Option<u64>,
+    /// Only when the trace reported it, so a document without usage is unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
 }
 
 #[derive(Serialize)]
@@ -336,6 +339,7 @@ fn turn_view(t: &Turn) -> TurnView<'_> {
             .unwrap_or_default(),
         opened_at: t.opened_at,
         settled_at: t.settled_at,
+        usage: t.usage,
     }
 }
 

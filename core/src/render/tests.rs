@@ -45,6 +45,7 @@ fn settled_turn(session: &SessionId, root: bool) -> Arc<Turn> {
         guidance: 0,
         opened_at: None,
         settled_at: None,
+        usage: None,
         gate: root.then(|| RootGate {
             provider: ProviderLifecycle {
                 phase: ProviderPhase::Completed,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{
     InteractionKind, InteractionStatus, Millis, Outcome, Phase, ProviderPhase, Role, SessionKind,
-    ToolStatus,
+    ToolStatus, Usage,
 };
 use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
@@ -140,6 +140,14 @@ pub enum Change {
         turns: u32,
         /// The root turn's error text after the change.
         error: Option<Arc<str>>,
+    },
+    /// The token counts reported for a turn changed (set the turn's `usage`; a settled
+    /// turn's too: usage is accounting, not lifecycle).
+    TurnUsageChanged {
+        /// The turn.
+        turn: TurnId,
+        /// Its figures now (a figure left out is not known).
+        usage: Usage,
     },
     /// User guidance joined the active root turn.
     GuidanceAdded {

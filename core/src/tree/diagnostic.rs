@@ -104,6 +104,14 @@ pub enum Diagnostic {
         /// The session of the rejected binding.
         session: SessionId,
     },
+    /// The event names a turn its session does not have.
+    #[error("`{event}` names turn `{turn}`, which session `{session}` does not have", session = turn.session())]
+    UnknownTurn {
+        /// The event's type tag.
+        event: &'static str,
+        /// The named turn.
+        turn: TurnId,
+    },
     /// A root provider turn with no active canonical root turn to attach to (for example
     /// after a cancel): it opens no canonical turn.
     #[error("root provider turn on `{0}` has no active root turn to join; it opens none")]
@@ -225,6 +233,7 @@ impl Diagnostic {
             Diagnostic::DuplicateSpawn(_) => Code::DuplicateSpawn,
             Diagnostic::SpawnCycle(_) => Code::SpawnCycle,
             Diagnostic::UnknownParentTurn { .. } => Code::UnknownParentTurn,
+            Diagnostic::UnknownTurn { .. } => Code::UnknownTurn,
             Diagnostic::SpawnUnderSettledTurn { .. } => Code::SpawnUnderSettledTurn,
             Diagnostic::SpawnAfterCancel { .. } => Code::SpawnAfterCancel,
             Diagnostic::AliasConflict { .. } => Code::AliasConflict,

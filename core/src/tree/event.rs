@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{InteractionKind, Outcome, Role, ToolStatus};
+use super::model::{InteractionKind, Outcome, Role, ToolStatus, Usage};
 use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
 /// One canonical event. See each variant for the seed rule it carries.
@@ -166,6 +166,31 @@ pub enum Event {
         #[serde(default)]
         title: Option<String>,
     },
+    /// Token counts the provider reported for a turn: the turn's figures as they stand now,
+    /// which replace the ones reported before (the reducer never sums; an adapter that
+    /// reads per-call figures adds them up itself). Accounting, not lifecycle: the turn's
+    /// phase and outcome never change for it, and a settled turn still takes it. The turn
+    /// is named because a report can come after its turn settled, even after the next
+    /// one opened. A figure left out is not known.
+    UsageReported {
+        /// The turn the counts are for (`<session>#<n>`).
+        turn: TurnId,
+        /// Input tokens, cached ones included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_tokens: Option<u64>,
+        /// Output tokens, reasoning included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output_tokens: Option<u64>,
+        /// Input tokens read from the prompt cache.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_read_input_tokens: Option<u64>,
+        /// Input tokens written to the prompt cache.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_creation_input_tokens: Option<u64>,
+        /// Output tokens spent on reasoning.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning_output_tokens: Option<u64>,
+    },
     /// An approval or question raised by the session's current turn, owned by the exact
     /// (session, turn, request) tuple.
     InteractionRequested {
@@ -254,6 +279,48 @@ impl Event {
             | Event::CancelAcknowledged { session }
             | Event::CancelCompleted { session }
             | Event::SessionDeleted { session } => session,
+            Event::UsageReported { turn, .. } => turn.session(),
+        }
+    }
+
+    /// The event a provider's figures for `turn` make.
+    ///
+    /// ```
+    /// use lineage_core::{Event, TurnId};
+    /// use lineage_core::tree::Usage;
+    /// let usage = Usage { input_tokens: Some(20), output_tokens: Some(10), ..Usage::default() };
+    /// let e = Event::usage_reported(TurnId::new("R".into(), 1), usage);
+    /// assert_eq!(e.usage(), Some(usage));
+    /// ```
+    pub fn usage_reported(turn: TurnId, usage: Usage) -> Event {
+        Event::UsageReported {
+            turn,
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            reasoning_output_tokens: usage.reasoning_output_tokens,
+        }
+    }
+
+    /// The figures of a `usage_reported` event (`None` for every other event).
+    pub fn usage(&self) -> Option<Usage> {
+        match self {
+            Event::UsageReported {
+                input_tokens,
+                output_tokens,
+                cache_read_input_tokens,
+                cache_creation_input_tokens,
+                reasoning_output_tokens,
+                ..
+            } => Some(Usage {
+                input_tokens: *input_tokens,
+                output_tokens: *output_tokens,
+                cache_read_input_tokens: *cache_read_input_tokens,
+                cache_creation_input_tokens: *cache_creation_input_tokens,
+                reasoning_output_tokens: *reasoning_output_tokens,
+            }),
+            _ => None,
         }
     }
 
@@ -312,6 +379,7 @@ impl Event {
             Event::ToolCallCompleted { .. } => "tool_call_completed",
             Event::AliasBound { .. } => "alias_bound",
             Event::SessionTitled { .. } => "session_titled",
+            Event::UsageReported { .. } => "usage_reported",
             Event::InteractionRequested { .. } => "interaction_requested",
             Event::InteractionAnswered { .. } => "interaction_answered",
             Event::InteractionResolved { .. } => "interaction_resolved",
@@ -352,6 +420,14 @@ mod tests {
             Event::CancelRequested {
                 session: "R".into(),
             },
+            Event::usage_reported(
+                TurnId::new("R".into(), 1),
+                Usage {
+                    input_tokens: Some(20),
+                    cache_read_input_tokens: Some(4),
+                    ..Usage::default()
+                },
+            ),
         ];
         for e in events {
             let j = serde_json::to_value(&e).unwrap();

@@ -20,7 +20,7 @@ pub use invariants::{InvariantViolation, Level};
 pub use model::{
     CancelMark, CancelOperation, CreatorRelation, Interaction, InteractionKind, InteractionStatus,
     Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role, RootGate, Session,
-    SessionKind, ToolCall, ToolStatus, Turn,
+    SessionKind, ToolCall, ToolStatus, Turn, Usage,
 };
 pub(crate) use reduce::Applied;
 pub use snapshot::{Snapshot, Step};

@@ -222,6 +222,91 @@ pub struct CancelOperation {
     pub targets: Vector<TurnId>,
 }
 
+/// Token counts a provider reported for one turn, summed over the model calls the turn
+/// made (its own calls only: a child's calls count on the child's turns). A figure the
+/// trace does not hold is absent; lineage never estimates one. As in the OpenTelemetry
+/// GenAI conventions, the input figure counts every input token, cached ones included,
+/// and the output figure every output token, reasoning included; the cache and
+/// reasoning figures are parts of those totals.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input (prompt) tokens, cached ones included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Output (completion) tokens, reasoning included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Input tokens served from the provider's prompt cache (part of the input figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_input_tokens: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (part of the input figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation_input_tokens: Option<u64>,
+    /// Output tokens spent on reasoning (part of the output figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_output_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// No figure is known.
+    ///
+    /// ```
+    /// use lineage_core::tree::Usage;
+    /// let u = Usage { input_tokens: Some(20), output_tokens: Some(10), ..Usage::default() };
+    /// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"inputTokens":20,"outputTokens":10}"#);
+    /// assert!(!u.is_empty() && Usage::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    /// Field-wise sum; a figure known on either side is known (the unknown side counts 0),
+    /// and a sum past `u64::MAX` stays at `u64::MAX`.
+    ///
+    /// ```
+    /// use lineage_core::tree::Usage;
+    /// let a = Usage { input_tokens: Some(10), ..Usage::default() };
+    /// let b = Usage { input_tokens: Some(5), output_tokens: Some(2), ..Usage::default() };
+    /// assert_eq!(a.plus(&b), Usage { input_tokens: Some(15), output_tokens: Some(2), ..Usage::default() });
+    /// ```
+    #[must_use]
+    pub fn plus(&self, other: &Usage) -> Usage {
+        self.zip(other, |a, b| a.saturating_add(b))
+    }
+
+    /// Field-wise difference, never below 0 (a counter that went back counts 0).
+    #[must_use]
+    pub fn minus(&self, other: &Usage) -> Usage {
+        self.zip(other, |a, b| a.saturating_sub(b))
+    }
+
+    fn zip(&self, other: &Usage, f: impl Fn(u64, u64) -> u64) -> Usage {
+        let one = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(f(a.unwrap_or(0), b.unwrap_or(0))),
+        };
+        Usage {
+            input_tokens: one(self.input_tokens, other.input_tokens),
+            output_tokens: one(self.output_tokens, other.output_tokens),
+            cache_read_input_tokens: one(
+                self.cache_read_input_tokens,
+                other.cache_read_input_tokens,
+            ),
+            cache_creation_input_tokens: one(
+                self.cache_creation_input_tokens,
+                other.cache_creation_input_tokens,
+            ),
+            reasoning_output_tokens: one(
+                self.reasoning_output_tokens,
+                other.reasoning_output_tokens,
+            ),
+        }
+    }
+}
+
 /// One turn of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
@@ -247,6 +332,9 @@ pub struct Turn {
     pub opened_at: Option<Millis>,
     /// `at` of the event that settled the turn.
     pub settled_at: Option<Millis>,
+    /// The token counts reported for the turn (accounting only: never changes its phase
+    /// or outcome, and may still change after it settled).
+    pub usage: Option<Usage>,
     /// Root turns only: the provider lifecycle and the index of active nested child turns.
     pub gate: Option<RootGate>,
 }

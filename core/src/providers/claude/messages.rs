@@ -72,6 +72,9 @@ impl ClaudeAdapter {
         if !is_root && let Some(agent) = message.get("agent_id").and_then(Value::as_str) {
             self.bind_alias(cx, &owner, "agent", agent);
         }
+        if !is_root {
+            self.child_usage(cx, &owner, message);
+        }
         let blocks = message
             .pointer("/message/content")
             .and_then(Value::as_array)

@@ -4,7 +4,8 @@
 //! Owns: root session identification, routing by `parent_tool_use_id`, child creation
 //! from the earliest `Agent`/`Task` tool use, task-id / agent-id aliases, foreground vs
 //! background settlement evidence, permission callbacks, the final-child continuation
-//! guard, and interrupt / `stop_task` as cancel operations.
+//! guard, interrupt / `stop_task` as cancel operations, and each turn's token counts
+//! (`usage.rs`: a root turn's from its `result`s, a child's from its assistant lines).
 //! Never: settles a turn by itself. Each `result` becomes `root_provider_turn_completed`
 //! (seed: *Claude Code SDK Mapping*: "The Claude SDK root turn_completed maps to
 //! root_provider_turn_completed, never directly to canonical root turn.completed").
@@ -18,6 +19,7 @@ mod messages;
 mod tasks;
 #[cfg(test)]
 mod tests;
+mod usage;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -85,6 +87,9 @@ pub struct ClaudeAdapter {
     cancels: BTreeMap<SessionId, CancelOp>,
     /// Held records whose owner became known, for the engine to apply next.
     released: VecDeque<(usize, ProviderRecord)>,
+    /// Per child session, the id of the last message whose usage was counted (the CLI
+    /// repeats a message's usage on each of its content blocks).
+    counted: BTreeMap<SessionId, String>,
 }
 
 impl ClaudeAdapter {
@@ -336,7 +341,11 @@ impl ClaudeAdapter {
     }
 
     fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        if !self.root_output(cx, "result", false) {
+        let attached = self.root_output(cx, "result", false);
+        // The root agent's calls count on its last turn even when their output is dropped
+        // (a follow-up after the turn settled): usage is accounting, not lifecycle.
+        self.result_usage(cx, message);
+        if !attached {
             self.follow_up_due = false; // that follow-up ended here
             self.continuation_due = false;
             return;

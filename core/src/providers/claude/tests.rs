@@ -849,3 +849,66 @@ fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
     let status = interaction_status(&r, &format!("{R}#1"), "perm1");
     assert_eq!(status, Some(InteractionStatus::Resolved));
 }
+
+fn result_with_usage(input: u64, read: u64, created: u64, output: u64) -> String {
+    cli(
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "r", "session_id": R,
+        "usage": {"input_tokens": input, "cache_read_input_tokens": read, "cache_creation_input_tokens": created, "output_tokens": output, "output_tokens_details": {"thinking_tokens": 3}}}),
+    )
+}
+
+/// A child's assistant line (one content block) of message `id` with its usage.
+fn child_said(parent: &str, id: &str, input: u64, output: u64) -> String {
+    cli(
+        json!({"type": "assistant", "message": {"id": id, "role": "assistant", "content": [{"type": "text", "text": "x"}],
+        "usage": {"input_tokens": input, "cache_read_input_tokens": 1, "cache_creation_input_tokens": 0, "output_tokens": output}},
+        "parent_tool_use_id": parent, "session_id": R}),
+    )
+}
+
+fn usage_of(r: &Replay, turn: &str) -> Option<crate::tree::Usage> {
+    r.snapshot()?.turn(&turn.parse::<TurnId>().unwrap())?.usage
+}
+
+#[test]
+fn the_root_turn_counts_its_results_and_a_child_its_own_assistant_lines() {
+    let mut lines = stop_the_last_background_child();
+    // Every result of the root turn counts, the follow-up's after settlement too.
+    let last = lines.len() - 1;
+    lines[last] = result_with_usage(10, 2, 1, 5);
+    let first = lines
+        .iter()
+        .position(|l| l.contains(r#""type":"result""#))
+        .unwrap();
+    lines[first] = result_with_usage(20, 0, 0, 10);
+    // The child's lines: two blocks of m1 (counted once), then m2.
+    let at = lines
+        .iter()
+        .position(|l| l.contains("async_launched"))
+        .unwrap()
+        + 1;
+    lines.insert(at, child_said("toolu_a", "m1", 7, 1));
+    lines.insert(at + 1, child_said("toolu_a", "m1", 7, 1));
+    lines.insert(at + 2, child_said("toolu_a", "m2", 9, 1));
+    let r = replay(&lines);
+    let root = usage_of(&r, &format!("{R}#1")).unwrap();
+    assert_eq!(root.input_tokens, Some(33), "20 + (10 + 2 + 1)");
+    assert_eq!(root.output_tokens, Some(15));
+    assert_eq!(root.cache_read_input_tokens, Some(2));
+    assert_eq!(root.cache_creation_input_tokens, Some(1));
+    assert_eq!(root.reasoning_output_tokens, Some(6));
+    let child = usage_of(&r, "toolu_a#1").unwrap();
+    assert_eq!(child.input_tokens, Some(18), "(7 + 1) + (9 + 1), m1 once");
+    assert_eq!(child.cache_read_input_tokens, Some(2));
+    // A line's output count is not final: not taken.
+    assert_eq!(child.output_tokens, None);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn a_result_without_usage_leaves_the_root_turn_without_figures() {
+    let r = replay(&stop_the_last_background_child());
+    assert_eq!(usage_of(&r, &format!("{R}#1")), None);
+    assert_eq!(usage_of(&r, "toolu_a#1"), None);
+}

@@ -5,7 +5,8 @@
 //! response brings its thread's earlier turns as history), thread → session routing,
 //! holding events of threads
 //! no spawn edge has registered yet, spawn edges (both shapes), server requests as
-//! interactions, and the client's `turn/interrupt` fan-out as a cancel operation.
+//! interactions, the client's `turn/interrupt` fan-out as a cancel operation, and each
+//! turn's token counts from the thread's running totals (`usage.rs`).
 //! Never: settles a turn or decides an outcome. A root `turn/completed` becomes
 //! `root_provider_turn_completed`, never a canonical settlement (seed: *Codex App-Server
 //! Mapping*).
@@ -21,6 +22,7 @@ mod hold;
 mod items;
 mod roots;
 mod rpc;
+mod usage;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -79,6 +81,8 @@ pub struct CodexAdapter {
     released: VecDeque<Held>,
     /// Records repeated by the capture, and request ids reused.
     repeats: dups::Repeats,
+    /// Each thread's token accounting (`thread/tokenUsage/updated`).
+    usage: usage::Meter,
 }
 
 /// How the adapter sees a thread right now.
@@ -313,6 +317,7 @@ impl CodexAdapter {
                 if is_root && self.boundary_turn_started(cx, &thread, turn_id) {
                     return;
                 }
+                self.usage.turn_started(&thread, turn_id);
                 if is_root {
                     self.root_provider_turn = turn_id.map(String::from);
                     cx.emit(Event::RootProviderTurnStarted {
@@ -340,6 +345,7 @@ impl CodexAdapter {
                 });
             }
             ("serverRequest/resolved", Some(thread)) => self.resolved(cx, thread, params),
+            ("thread/tokenUsage/updated", Some(thread)) => self.usage.report(cx, thread, params),
             ("error", Some(thread)) => {
                 // Seed: an error notification on a child never fails its parent; the turn's
                 // own terminal decides. Keep the text visible on the thread's transcript.
@@ -355,8 +361,8 @@ impl CodexAdapter {
                     text,
                 });
             }
-            // Thread status, thread start/close/archive, token usage, plans, diffs … carry
-            // no session-tree fact: turns and items are authoritative.
+            // Thread status, thread start/close/archive, plans, diffs … carry no
+            // session-tree fact: turns and items are authoritative.
             _ => {}
         }
     }

@@ -580,3 +580,63 @@ fn a_server_turn_after_a_root_cancel_left_running_is_still_unowned_at_its_line()
     let r = run_owned(&cancelled_then_server_turn());
     assert_eq!(rules(&r), ["7:unowned-provider-turn"]);
 }
+
+fn token_usage(thread: &str, turn: &str, input: u64, cached: u64, output: u64) -> String {
+    format!(
+        r#"{{"from":"server","message":{{"method":"thread/tokenUsage/updated","params":{{"threadId":"{thread}","turnId":"{turn}","tokenUsage":{{"total":{{"totalTokens":{t},"inputTokens":{input},"cachedInputTokens":{cached},"cacheWriteInputTokens":1,"outputTokens":{output},"reasoningOutputTokens":2}},"last":{{"totalTokens":1,"inputTokens":1,"cachedInputTokens":0,"outputTokens":0,"reasoningOutputTokens":0}},"modelContextWindow":1000}}}}}}}}"#,
+        t = input + output
+    )
+}
+
+fn usage(r: &Replay, turn: &str) -> Option<(Option<u64>, Option<u64>, Option<u64>)> {
+    let t = r.snapshot()?.turn(&turn.parse::<TurnId>().ok()?)?;
+    t.usage
+        .map(|u| (u.input_tokens, u.cache_read_input_tokens, u.output_tokens))
+}
+
+#[test]
+fn a_token_usage_notification_sets_the_turn_s_figures_from_the_thread_total() {
+    let r = run_owned(&with(&[
+        &token_usage("R", "tr1", 10, 4, 5),
+        &token_usage("R", "tr1", 30, 8, 15),
+        // A repeated total (Codex reports again when rate limits change) adds nothing.
+        &token_usage("R", "tr1", 30, 8, 15),
+    ]));
+    assert_eq!(usage(&r, "R#1"), Some((Some(30), Some(8), Some(15))));
+    let t = r.snapshot().unwrap().turn(&"R#1".parse().unwrap()).unwrap();
+    assert_eq!(t.usage.unwrap().reasoning_output_tokens, Some(2));
+    // The thread's total never grew in cache writes: 1 on the first report, then 0.
+    assert_eq!(t.usage.unwrap().cache_creation_input_tokens, Some(1));
+    assert_eq!(state(&r, "R#1"), "running");
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}
+
+#[test]
+fn a_child_thread_s_usage_lands_on_the_child_turn_and_its_next_turn_gets_the_growth() {
+    let a = spawn("A");
+    let r = run_owned(&with(&[
+        &a,
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"inProgress"}}}}"#,
+        &token_usage("A", "ta1", 10, 0, 5),
+        r#"{"from":"server","message":{"method":"turn/completed","params":{"threadId":"A","turn":{"id":"ta1","items":[],"status":"completed"}}}}"#,
+        // Reported after the child's turn ended: still that turn's (accounting).
+        &token_usage("A", "ta1", 12, 0, 6),
+        &token_usage("R", "tr1", 7, 0, 3),
+        r#"{"from":"server","message":{"method":"turn/started","params":{"threadId":"A","turn":{"id":"ta2","items":[],"status":"inProgress"}}}}"#,
+        &token_usage("A", "ta2", 40, 0, 20),
+    ]));
+    assert_eq!(usage(&r, "A#1"), Some((Some(12), Some(0), Some(6))));
+    assert_eq!(usage(&r, "A#2"), Some((Some(28), Some(0), Some(14))));
+    assert_eq!(usage(&r, "R#1"), Some((Some(7), Some(0), Some(3))));
+    assert_eq!(state(&r, "A#1"), "settled:completed");
+}
+
+#[test]
+fn a_report_for_a_turn_not_seen_starting_is_only_the_thread_s_baseline() {
+    let r = run_owned(&with(&[
+        // The thread's total before this trace's turn (an earlier turn's): no turn gets it.
+        &token_usage("R", "tr0", 100, 0, 50),
+        &token_usage("R", "tr1", 130, 0, 65),
+    ]));
+    assert_eq!(usage(&r, "R#1"), Some((Some(30), Some(0), Some(15))));
+}

@@ -12,7 +12,7 @@ use crate::acp::view::Session as AcpSession;
 use crate::finding::Finding;
 use crate::ids::TurnId;
 use crate::trace::Format;
-use crate::tree::{Interaction, Outcome, Session, ToolCall, ToolStatus, Turn};
+use crate::tree::{Interaction, Outcome, Session, ToolCall, ToolStatus, Turn, Usage};
 
 use super::model::{KeyValue, STATUS_ERROR, Status};
 
@@ -79,6 +79,31 @@ pub const TABLE: &[Row] = &[
         "the tool's name (else its title, else `tool`)",
     ),
     row("gen_ai.tool.call.id", "tool, acp tool", "the tool call id"),
+    row(
+        "gen_ai.usage.input_tokens",
+        "turn",
+        "the turn's input tokens, cached ones included (when the trace reports them)",
+    ),
+    row(
+        "gen_ai.usage.output_tokens",
+        "turn",
+        "the turn's output tokens, reasoning included (when the trace reports them)",
+    ),
+    row(
+        "gen_ai.usage.cache_read.input_tokens",
+        "turn",
+        "input tokens served from the prompt cache (when reported)",
+    ),
+    row(
+        "gen_ai.usage.cache_creation.input_tokens",
+        "turn",
+        "input tokens written to the prompt cache (when reported)",
+    ),
+    row(
+        "gen_ai.usage.reasoning.output_tokens",
+        "turn",
+        "output tokens spent on reasoning (when reported)",
+    ),
     row(
         "error.type",
         "turn, tool, acp tool",
@@ -291,6 +316,9 @@ pub(super) fn turn_attributes(f: TurnFacts<'_>) -> Vec<KeyValue> {
         a.push(KeyValue::string("gen_ai.agent.name", &**title));
     }
     a.push(KeyValue::string("gen_ai.conversation.id", f.root));
+    if let Some(usage) = &turn.usage {
+        usage_attributes(usage, &mut a);
+    }
     if turn.outcome == Some(Outcome::Failed) {
         a.push(KeyValue::string("error.type", "_OTHER"));
     }
@@ -328,6 +356,30 @@ pub(super) fn turn_attributes(f: TurnFacts<'_>) -> Vec<KeyValue> {
     }
     relation_attributes(session, turn, &mut a);
     a
+}
+
+/// The turn's token counts, each figure the trace reported (none is estimated).
+fn usage_attributes(usage: &Usage, a: &mut Vec<KeyValue>) {
+    for (figure, key) in [
+        (usage.input_tokens, "gen_ai.usage.input_tokens"),
+        (usage.output_tokens, "gen_ai.usage.output_tokens"),
+        (
+            usage.cache_read_input_tokens,
+            "gen_ai.usage.cache_read.input_tokens",
+        ),
+        (
+            usage.cache_creation_input_tokens,
+            "gen_ai.usage.cache_creation.input_tokens",
+        ),
+        (
+            usage.reasoning_output_tokens,
+            "gen_ai.usage.reasoning.output_tokens",
+        ),
+    ] {
+        if let Some(n) = figure {
+            a.push(KeyValue::int(key, n));
+        }
+    }
 }
 
 /// A child's creator edge, a root turn's provider lifecycle, the cancel covering it.

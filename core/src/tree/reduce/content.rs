@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
-use super::super::model::{Message, Role, SessionKind, ToolCall, ToolStatus};
+use super::super::model::{Message, Role, SessionKind, ToolCall, ToolStatus, Usage};
 use super::super::text::MessageText;
 use super::tx::{Rejected, Tx};
 use crate::ids::{Alias, CallId, MessageId, SessionId, TurnId};
@@ -224,6 +224,29 @@ pub(super) fn set_title(
     tx.change(Change::TitleChanged {
         session: session.clone(),
         title,
+    });
+    Ok(())
+}
+
+/// A turn's token counts: set as reported (the emitter sums per-call figures, the reducer
+/// never does). Accounting, not lifecycle: the phase and outcome stay, a settled turn
+/// still takes it, and a report equal to the figures held changes nothing.
+pub(super) fn usage_reported(tx: &mut Tx, turn: &TurnId, usage: Usage) -> Result<(), Rejected> {
+    tx.live_session(turn.session())?;
+    let Some(current) = tx.turn(turn) else {
+        return Err(Diagnostic::UnknownTurn {
+            event: "usage_reported",
+            turn: turn.clone(),
+        });
+    };
+    let next = (!usage.is_empty()).then_some(usage);
+    if next.is_none() || current.usage == next {
+        return Ok(());
+    }
+    tx.update_turn(turn, |t| t.usage = next);
+    tx.change(Change::TurnUsageChanged {
+        turn: turn.clone(),
+        usage,
     });
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The canonical reducer: `Snapshot × Event → Snapshot + changes + diagnostics`.
 //!
 //! Owns: every lifecycle rule of the Provider-Native Subagents seed, one handler per
-//! event family (`root`, `child`, `content`, `interaction`, `cancel`, `delete`) and one
+//! event family (`root`, `child`, `content` (usage too), `interaction`, `cancel`, `delete`) and one
 //! settlement mechanism (`settle`) that all of them share.
 //! Never: does I/O, reads a clock, scans all sessions, or knows a provider's shapes.
 //!
@@ -233,6 +233,9 @@ fn dispatch(tx: &mut Tx, event: &Event) -> Result<(), Rejected> {
         Event::AliasBound { session, alias } => content::bind_alias(tx, session, alias),
         Event::SessionTitled { session, title } => {
             content::set_title(tx, session, title.as_deref())
+        }
+        Event::UsageReported { turn, .. } => {
+            content::usage_reported(tx, turn, event.usage().unwrap_or_default())
         }
         Event::InteractionRequested {
             session,

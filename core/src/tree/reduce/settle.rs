@@ -31,6 +31,7 @@ pub(super) fn new_turn(tx: &Tx, session: &SessionId, n: u32, kind: SessionKind) 
         guidance: 0,
         opened_at: tx.at,
         settled_at: None,
+        usage: None,
         gate: (kind == SessionKind::Root).then(|| RootGate {
             provider: ProviderLifecycle {
                 phase: ProviderPhase::Idle,

@@ -881,3 +881,104 @@ fn in_place_a_respawn_with_a_taken_alias_writes_nothing() {
     assert!(applied.changes.is_empty());
     assert_eq!(snapshot, before);
 }
+
+// --- Usage ---------------------------------------------------------------------------
+
+fn usage(turn: &str, input: u64, output: u64) -> Event {
+    Event::usage_reported(
+        turn.parse().unwrap(),
+        crate::tree::Usage {
+            input_tokens: Some(input),
+            output_tokens: Some(output),
+            ..Default::default()
+        },
+    )
+}
+
+fn usage_of(s: &Snapshot, turn: &str) -> Option<(Option<u64>, Option<u64>)> {
+    let t = s.turn(&turn.parse::<TurnId>().unwrap())?;
+    t.usage.map(|u| (u.input_tokens, u.output_tokens))
+}
+
+#[test]
+fn usage_on_an_unknown_turn_or_session_is_rejected_like_other_events() {
+    let f = fold(&with(
+        running_root(),
+        &[usage("R#2", 5, 1), usage("X#1", 5, 1)],
+    ));
+    assert_eq!(f.all_codes(), ["unknown-turn", "unknown-session"]);
+    assert_eq!(usage_of(f.last(), "R#1"), None);
+    assert!(f.changes.iter().skip(3).all(Vec::is_empty));
+    let deleted = fold(&with(
+        running_root(),
+        &[
+            spawn("A", "R"),
+            Event::SessionDeleted {
+                session: "A".into(),
+            },
+            usage("A#1", 1, 1),
+        ],
+    ));
+    assert_eq!(deleted.codes.last().unwrap(), &["deleted-session"]);
+}
+
+#[test]
+fn usage_sets_the_figures_without_touching_the_lifecycle() {
+    let f = fold(&with(
+        running_root(),
+        &[
+            usage("R#1", 10, 5),
+            usage("R#1", 10, 5),
+            usage("R#1", 30, 15),
+        ],
+    ));
+    assert!(f.all_codes().is_empty(), "{:?}", f.all_codes());
+    assert_eq!(f.state("R#1"), "running");
+    assert_eq!(usage_of(f.last(), "R#1"), Some((Some(30), Some(15))));
+    // Set, not summed; a report equal to the figures held changes nothing.
+    assert_eq!(f.changes[3].len(), 1);
+    assert!(f.changes[4].is_empty());
+    assert!(matches!(
+        &f.changes[5][..],
+        [Change::TurnUsageChanged { turn, usage }] if turn.to_string() == "R#1"
+            && usage.input_tokens == Some(30)
+    ));
+}
+
+#[test]
+fn usage_after_settlement_updates_the_figures_without_reopening() {
+    let f = fold(&with(
+        running_root(),
+        &[
+            spawn("A", "R"),
+            c_start("A"),
+            c_done("A", Outcome::Failed),
+            p_done("R", Outcome::Completed),
+            usage("A#1", 7, 2),
+            usage("R#1", 20, 10),
+        ],
+    ));
+    assert!(f.all_codes().is_empty(), "{:?}", f.all_codes());
+    assert_eq!(f.state("A#1"), "settled:failed");
+    assert_eq!(f.state("R#1"), "settled:completed");
+    assert_eq!(usage_of(f.last(), "A#1"), Some((Some(7), Some(2))));
+    assert_eq!(usage_of(f.last(), "R#1"), Some((Some(20), Some(10))));
+    for changes in f.changes.iter().skip(7) {
+        assert!(
+            matches!(&changes[..], [Change::TurnUsageChanged { .. }]),
+            "{changes:?}"
+        );
+    }
+    // The settled child stays archived (not live) after its usage changed.
+    let a = f.last().session(&"A".into()).unwrap();
+    assert!(a.active_turn().is_none());
+}
+
+#[test]
+fn an_empty_usage_report_changes_nothing() {
+    let empty = Event::usage_reported("R#1".parse().unwrap(), crate::tree::Usage::default());
+    let f = fold(&with(running_root(), &[empty]));
+    assert!(f.all_codes().is_empty());
+    assert!(f.changes[3].is_empty());
+    assert_eq!(usage_of(f.last(), "R#1"), None);
+}
