@@ -113,7 +113,7 @@ export declare function check(trace: PathOrText | string[], options: CheckOption
 export declare function check(trace: PathOrText | string[], options: CheckOptions & { format: 'junit' | 'github' | 'human' }): string;
 
 export interface ConvertOptions {
-  to: 'acp-v1' | 'acp-v2' | 'canonical';
+  to: 'acp-v1' | 'acp-v2' | 'canonical' | 'otlp-json';
   clientCaps?: 'subagents' | 'none';
   promptResponse?: 'settlement' | 'provider-end';
   reconnect?: boolean;

@@ -156,7 +156,7 @@ function check(pathOrText, options) {
 /** `lineage convert --to T`: `{text, findings, errors}` (each finding with its `file`). */
 function convert(pathOrText, options) {
   const o = asOptions(options, 'convert');
-  if (!o || typeof o.to !== 'string') throw usage('convert needs { to: "acp-v1" | "acp-v2" | "canonical" }');
+  if (!o || typeof o.to !== 'string') throw usage('convert needs { to: "acp-v1" | "acp-v2" | "canonical" | "otlp-json" }');
   const [trace, isPath] = asTrace(pathOrText);
   return JSON.parse(call(() => native.convert(trace, isPath, o)));
 }

@@ -69,7 +69,9 @@ pub fn check_paths(paths: &[PathBuf], settings: Settings) -> Vec<FileReport> {
 /// files (rollouts, transcripts, Zed logs) among them, read together as one native
 /// source, in path order. In a folder that holds native files, a file whose format
 /// cannot be told at all belongs to that source (`native-file-unrelated`), not to the
-/// usage errors.
+/// usage errors. A Codex day folder's source also reads the next day's rollouts, as
+/// `replay` does ([`native_source::SourceFiles`]): those of its trees' children are
+/// reported with it, the trees rooted in the next day are not.
 pub fn check_path(path: &Path, settings: Settings) -> Vec<FileReport> {
     let mut reports = Vec::new();
     let mut native_files = Vec::new();
@@ -94,7 +96,16 @@ pub fn check_path(path: &Path, settings: Settings) -> Vec<FileReport> {
     for &k in untold.iter().rev() {
         native_files.push(PathBuf::from(reports.remove(k).path));
     }
-    let files = native_source::with_metas(native_files);
+    // A folder is read as `replay` reads it (with the next day's rollouts, for the
+    // children started after midnight); a file given on its own is checked alone.
+    let files = if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        native_source::SourceFiles::of(path, native_files)
+    } else {
+        native_source::SourceFiles {
+            own: native_source::with_metas(native_files),
+            next_day: Vec::new(),
+        }
+    };
     reports.extend(native::check(&files, settings));
     reports
 }

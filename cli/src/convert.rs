@@ -1,7 +1,9 @@
 //! `lineage convert` as a function: a trace of any format (or one tree of a native source)
 //! through the engine, its canonical changes projected to the ACP stream an Agent would
-//! send (`project::Converter`), or its canonical events; the text the command writes, with
-//! the input's findings, located.
+//! send (`project::Converter`), its canonical events, or its OpenTelemetry export (every
+//! push observed by an OTLP recorder, `render::otlp::export_json`); the text the command
+//! writes, with the input's findings, located. [`send_otlp`] POSTs an export to a
+//! collector (`convert --otlp-endpoint`, through [`otlp_http`]).
 //! Never: prints (the findings are returned, for the caller to show).
 
 use std::cell::RefCell;
@@ -12,21 +14,24 @@ use lineage_core::finding::Finding;
 use lineage_core::native::Source;
 use lineage_core::project::{Converter, Options as ProjectOptions, PromptResponse, Version};
 use lineage_core::providers::ProviderRecord;
+use lineage_core::render::otlp::{self, Recorder};
 use lineage_core::trace::Format;
 
 use crate::api::{Error, ErrorCode, Input};
-use crate::native_source;
+use crate::{native_source, otlp_http};
 
-/// The stream `convert` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The stream `convert` writes (`--to`; the variants' texts are the command's help).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 #[non_exhaustive]
 pub enum ConvertTarget {
     /// ACP v1 (`subagent_update` states on the parent).
     AcpV1,
     /// ACP v2 (`state_update` on the child's stream, mirrored on the parent).
     AcpV2,
-    /// The canonical events the input normalizes to.
+    /// The canonical events the input normalizes to (a `canonical` trace).
     Canonical,
+    /// OpenTelemetry traces (OTLP/JSON `ExportTraceServiceRequest`, GenAI agent spans).
+    OtlpJson,
 }
 
 impl std::str::FromStr for ConvertTarget {
@@ -37,21 +42,23 @@ impl std::str::FromStr for ConvertTarget {
             "acp-v1" => Ok(ConvertTarget::AcpV1),
             "acp-v2" => Ok(ConvertTarget::AcpV2),
             "canonical" => Ok(ConvertTarget::Canonical),
+            "otlp-json" => Ok(ConvertTarget::OtlpJson),
             _ => Err(Error::new(
                 ErrorCode::Usage,
-                format!("unknown conversion target `{s}` (acp-v1, acp-v2, canonical)"),
+                format!("unknown conversion target `{s}` (acp-v1, acp-v2, canonical, otlp-json)"),
             )),
         }
     }
 }
 
-/// v1: whether the Client advertises `subagents`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// v1: whether the Client advertises `subagents` (`--client-caps`; the variants' texts are
+/// the command's help).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ClientCaps {
-    /// `subagents: {}`.
+    /// The Client advertises `subagents: {}`.
     #[default]
     Subagents,
-    /// Nothing: children are presented through the root session.
+    /// The Client advertises nothing: children are presented through the root session.
     None,
 }
 
@@ -69,7 +76,8 @@ pub struct ConvertOptions {
     pub reconnect: bool,
     /// The trace format when it has no header (`--input-format`).
     pub format: Option<Format>,
-    /// A native source with several trees: the root to convert (`--session`).
+    /// The root session to convert (`--session`): of a native source with several trees,
+    /// or of a Codex app-server trace whose connection started several root threads.
     pub session: Option<String>,
 }
 
@@ -89,7 +97,9 @@ impl ConvertOptions {
     fn project(&self) -> ProjectOptions {
         ProjectOptions {
             version: match self.to {
-                ConvertTarget::AcpV1 | ConvertTarget::Canonical => Version::V1,
+                ConvertTarget::AcpV1 | ConvertTarget::Canonical | ConvertTarget::OtlpJson => {
+                    Version::V1
+                }
                 ConvertTarget::AcpV2 => Version::V2,
             },
             client_subagents: self.client_caps == ClientCaps::Subagents,
@@ -109,9 +119,11 @@ impl ConvertOptions {
 pub struct Converted {
     /// The trace written (header first).
     pub text: String,
-    /// The input's findings, each with the file it is in (the input's path or name).
+    /// The input's findings, each with the file it is in (the input's path or name): a
+    /// native source's own first, then the engine's.
     pub findings: Vec<(String, Finding)>,
-    /// Whether a finding is an error (the command exits 1 then).
+    /// Whether a finding of the engine is an error (the command exits 1 then; a native
+    /// source's own findings do not count).
     pub errors: bool,
 }
 
@@ -123,16 +135,21 @@ pub fn convert(input: Input<'_>, options: &ConvertOptions) -> Result<Converted, 
 
 fn converted(input: Input<'_>, options: &ConvertOptions) -> Result<Converted, Error> {
     let source = Opened::open(input, options)?;
-    let (text, replay) = if options.to == ConvertTarget::Canonical {
-        to_canonical(&source)?
-    } else {
-        project(&source, options.project())?
+    let (text, replay) = match options.to {
+        ConvertTarget::Canonical => to_canonical(&source)?,
+        ConvertTarget::OtlpJson => to_otlp(&source)?,
+        ConvertTarget::AcpV1 | ConvertTarget::AcpV2 => project(&source, options.project())?,
     };
-    if replay.format == Format::Acp {
+    // An ACP trace has a Client view but no session tree to project; its OTLP export is
+    // of that view.
+    if replay.format == Format::Acp && options.to != ConvertTarget::OtlpJson {
         return Err(Error::new(ErrorCode::Usage, ACP_INPUT));
     }
     let findings = source.locate(&replay.findings);
-    let errors = findings.iter().any(|(_, f)| f.severity == Severity::Error);
+    let errors = replay
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error);
     Ok(Converted {
         text,
         findings,
@@ -145,9 +162,24 @@ pub const ACP_INPUT: &str = "is an `acp` trace: convert projects the session tre
     (codex-app-server, claude-sdk) or canonical trace to ACP, and an ACP trace has none; \
     check it with `lineage check`, or view it with `lineage replay`";
 
-/// The input: the lines of a trace, or the records of one tree of a native source.
+/// `convert --otlp-endpoint`: POSTs an OTLP export [`convert`] made (to
+/// [`ConvertTarget::OtlpJson`]) to the collector at `endpoint` (a URL without a path gets
+/// `/v1/traces`), encoded as `protocol` says; the error names the endpoint and its last
+/// answer.
+pub fn send_otlp(
+    export: &Converted,
+    endpoint: &str,
+    protocol: otlp_http::Protocol,
+) -> Result<(), Error> {
+    // The text is what the command writes: the export and a newline.
+    let body = export.text.strip_suffix('\n').unwrap_or(&export.text);
+    otlp_http::post(endpoint, body, protocol).map_err(|e| Error::new(ErrorCode::Output, e))
+}
+
+/// The input: the lines of a trace (its format when it has no header, the Codex root
+/// session to select), or the records of one tree of a native source.
 enum Opened<'a> {
-    Lines(Input<'a>, Option<Format>),
+    Lines(Input<'a>, Option<Format>, Option<String>),
     Native(Source, usize),
 }
 
@@ -159,7 +191,11 @@ impl<'a> Opened<'a> {
                     .map_err(|e| Error::native(path, e))?;
                 Ok(Opened::Native(source, index))
             }
-            None => Ok(Opened::Lines(input, options.format)),
+            None => Ok(Opened::Lines(
+                input,
+                options.format,
+                options.session.clone(),
+            )),
         }
     }
 
@@ -170,8 +206,9 @@ impl<'a> Opened<'a> {
                 .get(*index)
                 .map(|s| s.engine_options())
                 .unwrap_or_default(),
-            Opened::Lines(_, format) => Options {
+            Opened::Lines(_, format, session) => Options {
                 format: *format,
+                codex_session: session.clone(),
                 ..Options::default()
             },
         }
@@ -192,7 +229,7 @@ impl<'a> Opened<'a> {
                 }
                 Ok(())
             }
-            Opened::Lines(input, _) => {
+            Opened::Lines(input, ..) => {
                 let failed = input.each_line(|bytes| match line(bytes) {
                     Ok(out) => {
                         text.push_str(&out);
@@ -208,7 +245,7 @@ impl<'a> Opened<'a> {
     /// The input's findings (a native source's own first), each with its file.
     fn locate(&self, findings: &[Finding]) -> Vec<(String, Finding)> {
         match self {
-            Opened::Lines(input, _) => {
+            Opened::Lines(input, ..) => {
                 let name = match input {
                     Input::Path(path) => path.display().to_string(),
                     Input::Text(_) | Input::Bytes(_) => "-".to_owned(),
@@ -279,5 +316,33 @@ fn project(input: &Opened<'_>, options: ProjectOptions) -> Result<(String, Repla
     )?;
     let (tail, replay) = converter.into_inner().finish()?;
     text.push_str(&tail);
+    Ok((text, replay))
+}
+
+/// The OTLP/JSON export of the input (an ACP trace's as its Client view) and a newline.
+fn to_otlp(input: &Opened<'_>) -> Result<(String, Replay), Error> {
+    let state = RefCell::new((Engine::new(input.engine_options()), Recorder::default()));
+    let observe = |out: Output| {
+        let (engine, recorder) = &mut *state.borrow_mut();
+        recorder.observe(engine, &out);
+        String::new()
+    };
+    let mut unused = String::new();
+    input.feed(
+        &mut unused,
+        |line| {
+            let out = state.borrow_mut().0.push_bytes(line)?;
+            Ok(observe(out))
+        },
+        |record| {
+            let out = state.borrow_mut().0.push_record(record)?;
+            Ok(observe(out))
+        },
+    )?;
+    let (mut engine, mut recorder) = state.into_inner();
+    let end = engine.end()?;
+    recorder.observe_end(&end);
+    let replay = engine.finish()?;
+    let text = otlp::export_json(&replay, &recorder) + "\n";
     Ok((text, replay))
 }

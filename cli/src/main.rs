@@ -12,12 +12,11 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use lineage_core::finding::Revision;
 use lineage_core::trace::Format;
 
-use lineage_cli::{input, native_source, walk};
+use lineage_cli::convert::{ClientCaps, ConvertTarget};
+use lineage_cli::{input, native_source, otlp_http, walk};
 
 mod check_cmd;
 mod convert_cmd;
-mod otlp_cmd;
-mod otlp_http;
 mod record_cmd;
 mod replay_cmd;
 mod rules_cmd;
@@ -214,26 +213,6 @@ struct ConvertArgs {
     /// How `--otlp-endpoint` encodes the export.
     #[arg(long, value_enum, default_value_t = otlp_http::Protocol::Json, requires = "otlp_endpoint")]
     otlp_protocol: otlp_http::Protocol,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ConvertTarget {
-    /// ACP v1 (`subagent_update` states on the parent).
-    AcpV1,
-    /// ACP v2 (`state_update` on the child's stream, mirrored on the parent).
-    AcpV2,
-    /// The canonical events the input normalizes to (a `canonical` trace).
-    Canonical,
-    /// OpenTelemetry traces (OTLP/JSON `ExportTraceServiceRequest`, GenAI agent spans).
-    OtlpJson,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ClientCaps {
-    /// The Client advertises `subagents: {}`.
-    Subagents,
-    /// The Client advertises nothing: children are presented through the root session.
-    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,11 +8,14 @@
 //! order, each file once); a subagent's `agent-<id>.meta.json` comes with its
 //! `agent-<id>.jsonl`. A single rollout comes with the other rollouts of its folder (its
 //! children are written there); a Claude Code session file with its `<session>/` folder
-//! and the flat `agent-*.jsonl` files beside it.
+//! and the flat `agent-*.jsonl` files beside it. A Codex day folder (or a rollout in one)
+//! comes with the rollouts of the next day's folder ([`SourceFiles`]), as `replay`,
+//! `convert`, `watch` and `check` (of a folder) read it.
 //! Never: interprets a record (the core does); never drops a file silently: a file that
 //! cannot be read is an error with its path, and bytes that are not UTF-8 are a finding
 //! at their line.
 
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -46,24 +49,74 @@ pub fn is_native(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir()) || kind(path).is_some()
 }
 
-/// The files of the native source `path`, and apart the Codex rollouts of the day after
-/// its day folder: a child started after midnight writes its rollout there, so its tree
-/// is read whole from its parent's folder (or rollout).
-fn gather_parts(path: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+/// The files a native source is read from: its own, and apart the Codex rollouts of the
+/// day after its day folder. A child started after midnight writes its rollout there, so
+/// its tree is read whole from its parent's folder (or rollout); a tree rooted there is
+/// another source's. `replay`, `convert`, `watch` and `check` of a folder read these
+/// same files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceFiles {
+    /// The source's own files (each subagent transcript's `agent-<id>.meta.json` with
+    /// it), sorted.
+    pub own: Vec<PathBuf>,
+    /// The rollouts of the next day's folder.
+    pub next_day: Vec<PathBuf>,
+}
+
+impl SourceFiles {
+    /// The files of the native source `path`, `found` being its own (those under the
+    /// folder `path`, or the file `path` and its companions): the next day's rollouts
+    /// come with them when `path` is a Codex day folder (`…/YYYY/MM/DD`) holding
+    /// rollouts, or a rollout in one.
+    pub fn of(path: &Path, found: Vec<PathBuf>) -> Self {
+        let day = if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            Some(path)
+        } else {
+            path.parent()
+                .filter(|_| kind(path) == Some(Kind::CodexRollout))
+        };
+        Self {
+            next_day: day.map_or_else(Vec::new, |dir| next_day_rollouts(dir, &found)),
+            own: with_metas(found),
+        }
+    }
+
+    /// Every file, the source's own first.
+    pub fn all(&self) -> Vec<PathBuf> {
+        self.own.iter().chain(&self.next_day).cloned().collect()
+    }
+
+    /// For each file of `source` (read from these files), whether it is one of the
+    /// source's own.
+    pub fn own_in(&self, source: &Source) -> Vec<bool> {
+        let own: BTreeSet<String> = self.own.iter().map(|p| p.display().to_string()).collect();
+        source.files.iter().map(|f| own.contains(f)).collect()
+    }
+
+    /// The streams of `source` (read from these files) that are this source's trees:
+    /// those rooted in a file of its own (a tree rooted in the next day's folder is
+    /// another source's).
+    pub fn streams_in(&self, source: &Source) -> Vec<usize> {
+        let own = self.own_in(source);
+        (0..source.streams.len())
+            .filter(|&k| {
+                let root = source.streams.get(k).and_then(|s| s.files.first());
+                root.is_some_and(|f| own.get(*f).copied().unwrap_or(false))
+            })
+            .collect()
+    }
+}
+
+/// The files of the native source `path` (see [`SourceFiles`]).
+fn gather(path: &Path) -> Result<SourceFiles, String> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         let mut found = Vec::new();
         for input in walk::inputs(&[path.to_path_buf()]) {
             found.push(input.map_err(|(p, why)| format!("{}: {why}", p.display()))?);
         }
-        let next = next_day_rollouts(path, &found);
-        return Ok((found, next));
+        return Ok(SourceFiles::of(path, found));
     }
-    let files = companions(path);
-    let next = match (kind(path), path.parent()) {
-        (Some(Kind::CodexRollout), Some(dir)) => next_day_rollouts(dir, &files),
-        _ => Vec::new(),
-    };
-    Ok((files, next))
+    Ok(SourceFiles::of(path, companions(path)))
 }
 
 /// The rollouts of the day after `dir`, when `dir` is a Codex day folder
@@ -301,24 +354,14 @@ pub fn open_as(
     several: Several,
     lines: Lines,
 ) -> Result<(Source, usize), String> {
-    let (given, next_day) = gather_parts(path)?;
-    let given = with_metas(given);
-    let mut paths = given.clone();
-    paths.extend(next_day);
+    let files = gather(path)?;
+    let paths = files.all();
     let (source, errors) = read_lines(&paths, lines);
     if let Some((path, why)) = errors.first() {
         return Err(format!("{}: {why}", path.display()));
     }
     // A tree rooted in the next day's folder is another session, not this source's.
-    let rooted_here = |s: &native::Stream| {
-        s.files
-            .first()
-            .and_then(|f| source.files.get(*f))
-            .is_some_and(|f| given.iter().any(|g| g.display().to_string() == *f))
-    };
-    let here: Vec<usize> = (0..source.streams.len())
-        .filter(|&k| source.streams.get(k).is_some_and(rooted_here))
-        .collect();
+    let here = files.streams_in(&source);
     let roots: Vec<&str> = here
         .iter()
         .filter_map(|&k| source.streams.get(k).map(|s| s.root.as_str()))

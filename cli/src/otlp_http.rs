@@ -30,7 +30,7 @@ pub(crate) fn traces_url(endpoint: &str) -> String {
 /// The OTLP/HTTP encoding (`--otlp-protocol`, named as `OTEL_EXPORTER_OTLP_PROTOCOL`
 /// names them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Protocol {
+pub enum Protocol {
     /// `application/json`.
     #[value(name = "http/json")]
     Json,
@@ -57,7 +57,7 @@ fn encode(json: &str, protocol: Protocol) -> Result<(Vec<u8>, &'static str), Str
 
 /// Sends `body` (OTLP/JSON) to `endpoint` in `protocol`; `Err` says why it was not
 /// accepted.
-pub(crate) fn post(endpoint: &str, body: &str, protocol: Protocol) -> Result<(), String> {
+pub fn post(endpoint: &str, body: &str, protocol: Protocol) -> Result<(), String> {
     let url = traces_url(endpoint);
     let (body, content_type) = encode(body, protocol)?;
     let agent: ureq::Agent = ureq::Agent::config_builder()

@@ -183,12 +183,12 @@ fn check_reports_each_finding_under_its_own_file_and_reads_the_rest() {
     assert_eq!(replay["sessions"].as_array().unwrap().len(), 2);
 }
 
-/// A child started after midnight writes its rollout into the next day's folder: read
-/// from its parent's day folder (or rollout), the tree is whole; a session rooted in the
-/// next day's folder is not this source's and does not make the folder ambiguous.
-#[test]
-fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
-    let base = temp("next-day");
+/// The recording `01-one-child` split across midnight in a temporary `sessions` folder:
+/// the root's rollout in `2026/12/01`, the child's in `2026/12/02` with the root rollout
+/// of another session (`02-two-children`'s). The day folder, the child's file name and
+/// the other root's.
+fn split_across_midnight(name: &str) -> (PathBuf, std::ffi::OsString, std::ffi::OsString) {
+    let base = temp(name);
     let day = base.join("sessions/2026/12/01");
     let next = base.join("sessions/2026/12/02");
     std::fs::create_dir_all(&day).unwrap();
@@ -206,7 +206,7 @@ fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
         };
         std::fs::write(to.join(path.file_name().unwrap()), text).unwrap();
     }
-    assert!(child.is_some(), "the recording has a child rollout");
+    let child = child.expect("the recording has a child rollout");
     // Another session's root rollout, written the next day.
     let other = std::fs::read_dir(date_folder("02-two-children"))
         .unwrap()
@@ -221,6 +221,15 @@ fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
         })
         .unwrap();
     std::fs::copy(&other, next.join(other.file_name().unwrap())).unwrap();
+    (day, child, other.file_name().unwrap().to_owned())
+}
+
+/// A child started after midnight writes its rollout into the next day's folder: read
+/// from its parent's day folder (or rollout), the tree is whole; a session rooted in the
+/// next day's folder is not this source's and does not make the folder ambiguous.
+#[test]
+fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
+    let (day, _, _) = split_across_midnight("next-day");
     let original = json(&lineage(&[
         "replay",
         date_folder("01-one-child").to_str().unwrap(),
@@ -250,4 +259,49 @@ fn a_child_rollout_in_the_next_day_folder_is_found_from_its_parents_folder() {
             source.display()
         );
     }
+}
+
+/// `check` of a day folder reads what `replay` reads: the child's rollout in the next
+/// day's folder is checked with its tree (the same findings as the recording's own
+/// folder gives, none about a missing parent or subagent), and the next day's other
+/// session is left to that day.
+#[test]
+fn check_of_a_day_folder_reads_the_child_rollout_in_the_next_day_folder() {
+    let (day, child, other) = split_across_midnight("check-next-day");
+    let report = |folder: &Path| {
+        let out = lineage(&["check", "--format", "json", folder.to_str().unwrap()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let files: Vec<(String, Value, Value)> = json(&out)["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let name = Path::new(f["path"].as_str().unwrap()).file_name().unwrap();
+                let name = name.to_string_lossy().into_owned();
+                (name, f["format"].clone(), f["findings"].clone())
+            })
+            .collect();
+        files
+    };
+    let split = report(&day);
+    let names: Vec<&str> = split.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 2, "{split:?}");
+    assert!(names.contains(&child.to_str().unwrap()), "{split:?}");
+    assert!(!names.contains(&other.to_str().unwrap()), "{split:?}");
+    for (name, format, findings) in &split {
+        assert_eq!(format, "codex-app-server", "{name}");
+        for f in findings.as_array().unwrap() {
+            let rule = f["rule"].as_str().unwrap();
+            assert!(
+                !rule.starts_with("native-parent") && !rule.starts_with("native-subagent"),
+                "{name}: {f}"
+            );
+        }
+    }
+    assert_eq!(split, report(&date_folder("01-one-child")));
 }

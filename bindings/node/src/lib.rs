@@ -363,7 +363,7 @@ pub fn check(
 #[napi(object)]
 #[derive(Debug, Default)]
 pub struct ConvertOpts {
-    /// `acp-v1`, `acp-v2` or `canonical`.
+    /// `acp-v1`, `acp-v2`, `canonical` or `otlp-json`.
     pub to: String,
     /// v1: `subagents` (default) or `none`.
     pub client_caps: Option<String>,
@@ -373,7 +373,8 @@ pub struct ConvertOpts {
     pub reconnect: Option<bool>,
     /// The trace format when it has no header.
     pub format: Option<String>,
-    /// A native source with several trees: the root to convert.
+    /// The root to convert: of a native source with several trees, or of a Codex
+    /// app-server trace whose connection started several root threads.
     pub session: Option<String>,
 }
 

@@ -1,26 +1,90 @@
 //! `lineage check` of native files: the rollouts and transcripts of one argument read as
-//! one native source, each session tree replayed, each finding reported under the file
+//! one native source (with the next day's rollouts of a Codex day folder, as `replay`
+//! reads it), each of its session trees replayed, each finding reported under the file
 //! that holds its line.
 
-use std::path::PathBuf;
-
-use lineage_core::native::{self, Located};
+use lineage_core::finding::{Code, Finding, Revision, Shapes};
+use lineage_core::native::{self, Located, Source};
+use lineage_core::trace::Format;
 
 use super::FileReport;
 use super::Settings;
-use crate::native_source;
+use crate::native_source::{self, SourceFiles};
 
-/// One report per file of the source (in path order); a file that could not be read is
-/// a failed report.
-pub(super) fn check(paths: &[PathBuf], settings: Settings) -> Vec<FileReport> {
-    let keep_lines = settings.keep_lines;
-    let (source, errors) = native_source::read(paths);
-    let mut located: Vec<Located> = source.findings.clone();
-    let mut formats = vec![None; source.files.len()];
-    let mut revisions = vec![None; source.files.len()];
-    for (index, stream) in source.streams.iter().enumerate() {
+/// One report per file of the source (in path order): its own files, and the next day's
+/// rollouts that belong to its trees; a file that could not be read is a failed report.
+pub(super) fn check(files: &SourceFiles, settings: Settings) -> Vec<FileReport> {
+    let (source, errors) = native_source::read(&files.all());
+    let here = files.streams_in(&source);
+    let mut reported = files.own_in(&source);
+    for stream in here.iter().filter_map(|&k| source.streams.get(k)) {
         for &file in &stream.files {
-            if let Some(slot) = formats.get_mut(file) {
+            if let Some(slot) = reported.get_mut(file) {
+                *slot = true;
+            }
+        }
+    }
+    let replayed = replay_trees(&source, &here, settings);
+    let mut reports: Vec<FileReport> = source
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| reported.get(*index).copied().unwrap_or(false))
+        .map(|(index, path)| replayed.report(index, path, settings.keep_lines))
+        .collect();
+    reports.extend(
+        errors
+            .into_iter()
+            .map(|(path, error)| FileReport::failed(&path, error)),
+    );
+    reports
+}
+
+/// What replaying a source's trees found, by file.
+struct Replayed {
+    located: Vec<Located>,
+    formats: Vec<Option<Format>>,
+    revisions: Vec<Option<(Revision, Shapes)>>,
+}
+
+impl Replayed {
+    /// The report of file `index` (at `path`).
+    fn report(&self, index: usize, path: &str, keep_lines: bool) -> FileReport {
+        let mut findings: Vec<_> = self
+            .located
+            .iter()
+            .filter(|l| l.file == index)
+            .map(|l| l.finding.clone())
+            .collect();
+        findings.sort_by_key(|f| f.line);
+        FileReport {
+            path: path.to_owned(),
+            format: self.formats.get(index).copied().flatten(),
+            findings,
+            error: None,
+            lines: if keep_lines {
+                lines_of(path)
+            } else {
+                Vec::new()
+            },
+            revision: self.revisions.get(index).copied().flatten(),
+        }
+    }
+}
+
+/// Replays the trees `here` of `source`: the source's findings, then each tree's.
+fn replay_trees(source: &Source, here: &[usize], settings: Settings) -> Replayed {
+    let mut out = Replayed {
+        located: source.findings.clone(),
+        formats: vec![None; source.files.len()],
+        revisions: vec![None; source.files.len()],
+    };
+    for &index in here {
+        let Some(stream) = source.streams.get(index) else {
+            continue;
+        };
+        for &file in &stream.files {
+            if let Some(slot) = out.formats.get_mut(file) {
                 *slot = Some(stream.format);
             }
         }
@@ -29,61 +93,27 @@ pub(super) fn check(paths: &[PathBuf], settings: Settings) -> Vec<FileReport> {
             transcripts_off: true,
             ..native::Options::default()
         };
-        match native::replay(&source, index, options) {
+        match native::replay(source, index, options) {
             Ok(replayed) => {
                 let revision = replayed.replay.view().map(|v| (v.spec(), v.shapes()));
                 for &file in &stream.files {
-                    if let Some(slot) = revisions.get_mut(file) {
+                    if let Some(slot) = out.revisions.get_mut(file) {
                         *slot = revision;
                     }
                 }
-                located.extend(replayed.findings);
+                out.located.extend(replayed.findings);
             }
             Err(e) => {
                 let root = stream.files.first().copied().unwrap_or(0);
-                let finding = lineage_core::finding::Finding::new(
-                    1,
-                    lineage_core::finding::Code::MalformedRecord,
-                    e.to_string(),
-                );
-                located.push(Located {
+                let finding = Finding::new(1, Code::MalformedRecord, e.to_string());
+                out.located.push(Located {
                     file: root,
                     finding,
                 });
             }
         }
     }
-    let mut reports: Vec<FileReport> = source
-        .files
-        .iter()
-        .enumerate()
-        .map(|(index, path)| {
-            let mut findings: Vec<_> = located
-                .iter()
-                .filter(|l| l.file == index)
-                .map(|l| l.finding.clone())
-                .collect();
-            findings.sort_by_key(|f| f.line);
-            FileReport {
-                path: path.clone(),
-                format: formats.get(index).copied().flatten(),
-                findings,
-                error: None,
-                lines: if keep_lines {
-                    lines_of(path)
-                } else {
-                    Vec::new()
-                },
-                revision: revisions.get(index).copied().flatten(),
-            }
-        })
-        .collect();
-    reports.extend(
-        errors
-            .into_iter()
-            .map(|(path, error)| FileReport::failed(&path, error)),
-    );
-    reports
+    out
 }
 
 /// A file's lines for snippets (read again: the source keeps its own copy).

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lineage_core::acp::Side;
 use lineage_core::acp::view::{Session as AcpSession, View};
+use lineage_core::render::Children;
 use lineage_core::tree::{Interaction, InteractionKind, ProviderPhase};
 use lineage_core::{Millis, Outcome, Phase, Session, SessionKind, Snapshot, Turn};
 
@@ -102,8 +103,9 @@ enum Step<'a> {
         branch: Option<bool>,
     },
     Turn {
-        owner: &'a Session,
         t: &'a Turn,
+        /// The sessions it spawned.
+        children: Vec<&'a Session>,
         indent: String,
         last: bool,
     },
@@ -133,8 +135,8 @@ fn tree_rows(snapshot: &Snapshot, layout: &Layout<'_>) -> Vec<Row> {
                 session(snapshot, s, &indent, branch, layout, &mut out, &mut stack);
             }
             Step::Turn {
-                owner,
                 t,
+                children,
                 indent,
                 last,
             } => {
@@ -148,7 +150,7 @@ fn tree_rows(snapshot: &Snapshot, layout: &Layout<'_>) -> Vec<Row> {
                     parts,
                     haystack: t.id.to_string(),
                 });
-                below_turn(snapshot, owner, t, &below, &mut stack);
+                below_turn(snapshot, t, children, &below, &mut stack);
             }
             Step::Interaction { x, indent, last } => {
                 let (lead, _) = branch_of(&indent, last);
@@ -183,18 +185,19 @@ fn session<'a>(
         Some(last) => branch_of(indent, last),
     };
     let current = s.turns.last().map(|t| &**t);
-    // The earlier turns that spawned children, from the children's own relations (one
-    // pass over the children, not one per turn).
-    let spawners: BTreeSet<u32> = s
-        .children
+    // The children by turn, in one pass (a child whose turn is gone, under a deleted
+    // session, is not shown): the current turn's, and the earlier turns that spawned some.
+    let mut by_turn = Children::of(snapshot, s).by_turn;
+    let current_children = by_turn.pop().unwrap_or_default();
+    let earlier: Vec<(&Turn, Vec<&Session>)> = s
+        .turns
         .iter()
-        .filter_map(|c| snapshot.session(c)?.relation.as_ref())
-        .map(|r| r.parent_turn.ordinal())
-        .filter(|n| current.is_none_or(|t| t.id.ordinal() != *n))
+        .zip(by_turn)
+        .filter(|(_, children)| !children.is_empty())
+        .map(|(t, children)| (&**t, children))
         .collect();
-    let earlier: Vec<&Turn> = spawners.into_iter().filter_map(|n| s.turn(n)).collect();
     let under_current = current.map_or(0, |t| {
-        children_of(snapshot, s, t).len() + snapshot.interactions_of(&t.id).count()
+        current_children.len() + snapshot.interactions_of(&t.id).count()
     });
     let below_count = earlier.len() + under_current;
     let is_folded = layout.folded.contains(s.id.as_str());
@@ -214,12 +217,12 @@ fn session<'a>(
     }
     // Pushed in reverse: the earlier turns come first, then the current turn's children.
     if let Some(t) = current {
-        below_turn(snapshot, s, t, &below, stack);
+        below_turn(snapshot, t, current_children, &below, stack);
     }
-    for (i, t) in earlier.into_iter().enumerate().rev() {
+    for (i, (t, children)) in earlier.into_iter().enumerate().rev() {
         stack.push(Step::Turn {
-            owner: s,
             t,
+            children,
             indent: below.clone(),
             last: i + 1 == below_count,
         });
@@ -260,12 +263,11 @@ fn session_parts(s: &Session, current: Option<&Turn>, clock: Clock) -> Vec<Part>
 /// Schedules the children a turn spawned, then its interactions, below it.
 fn below_turn<'a>(
     snapshot: &'a Snapshot,
-    owner: &'a Session,
     t: &'a Turn,
+    children: Vec<&'a Session>,
     below: &str,
     stack: &mut Vec<Step<'a>>,
 ) {
-    let children = children_of(snapshot, owner, t);
     let mut interactions: Vec<&Interaction> = snapshot.interactions_of(&t.id).collect();
     interactions.sort_by_key(|x| x.seq);
     let count = children.len() + interactions.len();
@@ -283,20 +285,6 @@ fn below_turn<'a>(
             branch: Some(i + 1 == count),
         });
     }
-}
-
-/// Sessions spawned by `turn`, in spawn order.
-fn children_of<'a>(snapshot: &'a Snapshot, owner: &'a Session, turn: &Turn) -> Vec<&'a Session> {
-    owner
-        .children
-        .iter()
-        .filter_map(|c| snapshot.session(c))
-        .filter(|c| {
-            c.relation
-                .as_ref()
-                .is_some_and(|r| r.parent_turn == turn.id)
-        })
-        .collect()
 }
 
 /// A turn's phase or outcome, its age or duration, and what it is blocked on.

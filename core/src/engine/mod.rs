@@ -686,13 +686,7 @@ impl Engine {
     /// assert!(replay.ended);
     /// ```
     pub fn end(&mut self) -> Result<Output, EngineError> {
-        if self.arm.is_none() {
-            let format = self
-                .options
-                .format
-                .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
-            self.start(format);
-        }
+        self.start_untold()?;
         if std::mem::replace(&mut self.ended, true) {
             return Ok(Output::default());
         }
@@ -757,13 +751,7 @@ impl Engine {
     /// assert_eq!(engine.finish().unwrap().findings.len(), 1); // what ending it would report
     /// ```
     pub fn stop(mut self) -> Result<Replay, EngineError> {
-        if self.arm.is_none() {
-            let format = self
-                .options
-                .format
-                .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
-            self.start(format);
-        }
+        self.start_untold()?;
         let out = self.release_held();
         self.keep(out);
         Ok(self.into_replay())
@@ -806,6 +794,19 @@ impl Engine {
         let format = header.format;
         self.header = Some(header);
         self.start(format);
+    }
+
+    /// The trace ends (or is cut) before any record told its format: the arm of
+    /// `Options::format`, or the error that says why none was told.
+    fn start_untold(&mut self) -> Result<(), EngineError> {
+        if self.arm.is_none() {
+            let format = self
+                .options
+                .format
+                .ok_or_else(|| EngineError::UnknownFormat(self.detector.untold()))?;
+            self.start(format);
+        }
+        Ok(())
     }
 
     fn start(&mut self, format: Format) {

@@ -183,14 +183,49 @@ pub fn mermaid(replay: &Replay) -> String {
 /// its turns (`by_turn[i]` for its turn `i + 1`, in spawn order) and those whose turn no
 /// longer exists (a deleted session's), which are shown directly under it. Reading them
 /// per turn instead would scan the whole list once per turn: quadratic for a root with
-/// many turns and children.
-struct Children<'a> {
-    by_turn: Vec<Vec<&'a Session>>,
-    orphans: Vec<&'a Session>,
+/// many turns and children. The readable tree, the Mermaid chart and `lineage watch`
+/// all place children this way.
+///
+/// ```
+/// use lineage_core::render::Children;
+/// use lineage_core::{SessionId, replay};
+///
+/// let trace = [
+///     r#"{"event":{"type":"root_session_created","session":"R"}}"#,
+///     r#"{"event":{"type":"user_submitted","session":"R","text":"one"}}"#,
+///     r#"{"event":{"type":"root_provider_turn_started","session":"R"}}"#,
+///     r#"{"event":{"type":"root_provider_turn_completed","session":"R","outcome":"completed"}}"#,
+///     r#"{"event":{"type":"user_submitted","session":"R","text":"two"}}"#,
+///     r#"{"event":{"type":"child_spawned","session":"A","parent_session":"R"}}"#,
+///     r#"{"event":{"type":"child_spawned","session":"B","parent_session":"R"}}"#,
+/// ]
+/// .join("\n");
+/// let replayed = replay::replay(&trace, &replay::Options::default()).unwrap();
+/// let snapshot = replayed.snapshot().unwrap();
+/// let root = snapshot.session(&SessionId::from("R")).unwrap();
+/// let children = Children::of(snapshot, root);
+/// let ids = |turn: &[&lineage_core::Session]| -> Vec<String> {
+///     turn.iter().map(|c| c.id.to_string()).collect()
+/// };
+/// assert!(children.by_turn[0].is_empty()); // R#1 spawned nothing
+/// assert_eq!(ids(&children.by_turn[1]), ["A", "B"]); // R#2 spawned A, then B
+/// assert!(children.orphans.is_empty());
+/// ```
+#[derive(Debug)]
+pub struct Children<'a> {
+    /// The children of each turn: `by_turn[i]` are those of turn `i + 1`, in spawn order
+    /// (as many entries as the session has turns).
+    pub by_turn: Vec<Vec<&'a Session>>,
+    /// The children whose turn the session no longer has (a deleted session's), in spawn
+    /// order.
+    pub orphans: Vec<&'a Session>,
 }
 
 impl<'a> Children<'a> {
-    fn of(snapshot: &'a Snapshot, owner: &'a Session) -> Self {
+    /// The children of `owner`, a session of `snapshot`, by the turn that spawned them (a
+    /// child is placed under the turn its creator relation names, never by its ordinal
+    /// alone).
+    pub fn of(snapshot: &'a Snapshot, owner: &'a Session) -> Self {
         let mut by_turn: Vec<Vec<&Session>> = vec![Vec::new(); owner.turns.len()];
         let mut orphans = Vec::new();
         for child in owner.children.iter().filter_map(|c| snapshot.session(c)) {

@@ -465,6 +465,34 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session as the reducer creates it: its identity, creator relation (children
+    /// only), title, creation order and first turns, and nothing else yet (no children,
+    /// aliases, messages, tool calls or requests).
+    pub(crate) fn created(
+        id: SessionId,
+        kind: SessionKind,
+        relation: Option<Arc<CreatorRelation>>,
+        title: Option<Arc<str>>,
+        seq: u64,
+        turns: Vector<Arc<Turn>>,
+    ) -> Self {
+        Session {
+            id,
+            kind,
+            relation,
+            title,
+            deleted: false,
+            seq,
+            turns,
+            children: Vector::new(),
+            aliases: Vector::new(),
+            messages: Vector::new(),
+            message_index: OrdMap::new(),
+            tool_calls: OrdMap::new(),
+            requests: OrdMap::new(),
+        }
+    }
+
     /// The active (unsettled) turn, if any. Only the last turn can be active.
     pub fn active_turn(&self) -> Option<&Turn> {
         self.turns.last().map(Arc::as_ref).filter(|t| t.is_active())

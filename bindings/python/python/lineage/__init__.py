@@ -99,8 +99,8 @@ def convert(
     prompt_response: str = "settlement",
     reconnect: bool = False,
 ) -> str:
-    """The trace ``lineage convert --to TO`` writes (``acp-v1``, ``acp-v2``,
-    ``canonical``)."""
+    """The text ``lineage convert --to TO`` writes (``acp-v1``, ``acp-v2``,
+    ``canonical``, ``otlp-json``)."""
     path, text = _split(source)
     return _lineage._convert(
         path, text, to, format, session, client_caps, prompt_response, reconnect

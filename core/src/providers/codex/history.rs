@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use super::items::content_text;
-use super::{CodexAdapter, turn_outcome};
+use super::{CodexAdapter, receivers, turn_outcome};
 use crate::ids::SessionId;
 use crate::providers::Ctx;
 use crate::tree::{Event, Outcome, Phase, Role};
@@ -95,13 +95,7 @@ impl CodexAdapter {
         }
         let spawn = item.get("tool").and_then(Value::as_str) == Some("spawnAgent");
         if spawn && let Some(prompt) = item.get("prompt").and_then(Value::as_str) {
-            let receivers = item
-                .get("receiverThreadIds")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str);
-            for child in receivers {
+            for child in receivers(item) {
                 let id = SessionId::from(child);
                 if phase(cx, &id) == Some(Phase::Submitted) {
                     cx.emit(Event::Message {

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::CodexAdapter;
+use super::{CodexAdapter, receivers};
 use crate::ids::{Alias, SessionId};
 use crate::providers::Ctx;
 use crate::tree::{Event, Role, ToolStatus};
@@ -96,13 +96,7 @@ impl CodexAdapter {
         if tool == "spawnAgent" && status != Some("failed") {
             // v1 has no nickname on this wire: the task prompt labels the child.
             let title = item.get("prompt").and_then(Value::as_str).and_then(label);
-            let receivers = item
-                .get("receiverThreadIds")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str);
-            for child in receivers {
+            for child in receivers(item) {
                 self.spawn(cx, thread, child, id, title.clone());
             }
         }

@@ -643,6 +643,16 @@ fn turn_outcome(status: Option<&str>) -> Option<Outcome> {
     }
 }
 
+/// The threads a `collabAgentToolCall` item names in `receiverThreadIds`: the children a
+/// `spawnAgent` creates, the ones a `wait` waits on (what is not a string is passed over).
+fn receivers(item: &Value) -> impl Iterator<Item = &str> {
+    item.get("receiverThreadIds")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
 /// The text items of a `turn/start` / `turn/steer` input, joined.
 fn input_text(input: Option<&Value>) -> Option<String> {
     let parts: Vec<&str> = input?

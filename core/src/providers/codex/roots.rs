@@ -9,8 +9,7 @@
 
 use serde_json::Value;
 
-use super::CodexAdapter;
-use super::rpc;
+use super::{CodexAdapter, receivers, rpc};
 use crate::ids::{Alias, SessionId};
 use crate::providers::{Ctx, ProviderRecord};
 use crate::tree::Event;
@@ -58,14 +57,11 @@ impl CodexAdapter {
         let Some(item) = params.get("item") else {
             return;
         };
-        let receivers = item
-            .get("receiverThreadIds")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str);
         let activity = item.get("agentThreadId").and_then(Value::as_str);
-        let children: Vec<SessionId> = receivers.chain(activity).map(SessionId::from).collect();
+        let children: Vec<SessionId> = receivers(item)
+            .chain(activity)
+            .map(SessionId::from)
+            .collect();
         for child in children {
             self.held.take(&child);
             self.foreign.insert(child);

@@ -88,27 +88,21 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
     let seq = tx.next_seq();
     let turn = new_turn(tx, s.child, 1, SessionKind::Child);
     let turn_id = turn.id.clone();
-    tx.insert_session(Session {
-        id: s.child.clone(),
-        kind: SessionKind::Child,
-        relation: Some(Arc::new(CreatorRelation {
-            parent_session: s.parent.clone(),
-            parent_turn,
-            tool_call: s.tool_call.cloned(),
-            root_session,
-            root_turn: root_turn.clone(),
-        })),
-        title: s.title.map(Arc::from),
-        deleted: false,
+    let relation = CreatorRelation {
+        parent_session: s.parent.clone(),
+        parent_turn,
+        tool_call: s.tool_call.cloned(),
+        root_session,
+        root_turn: root_turn.clone(),
+    };
+    tx.insert_session(Session::created(
+        s.child.clone(),
+        SessionKind::Child,
+        Some(Arc::new(relation)),
+        s.title.map(Arc::from),
         seq,
-        turns: Vector::unit(Arc::new(turn)),
-        children: Vector::new(),
-        aliases: Vector::new(),
-        messages: Vector::new(),
-        message_index: imbl::OrdMap::new(),
-        tool_calls: imbl::OrdMap::new(),
-        requests: imbl::OrdMap::new(),
-    });
+        Vector::unit(Arc::new(turn)),
+    ));
     tx.with_session(s.parent, |p| p.children.push_back(s.child.clone()));
     tx.update_turn(&root_turn, |root| {
         if let Some(gate) = root.gate.as_mut() {

@@ -34,21 +34,14 @@ pub(super) fn create_root_session(
     }
     check_aliases_free(tx, id, aliases)?;
     let seq = tx.next_seq();
-    tx.insert_session(Session {
-        id: id.clone(),
-        kind: SessionKind::Root,
-        relation: None,
-        title: title.map(Arc::from),
-        deleted: false,
+    tx.insert_session(Session::created(
+        id.clone(),
+        SessionKind::Root,
+        None,
+        title.map(Arc::from),
         seq,
-        turns: Vector::new(),
-        children: Vector::new(),
-        aliases: Vector::new(),
-        messages: Vector::new(),
-        message_index: imbl::OrdMap::new(),
-        tool_calls: imbl::OrdMap::new(),
-        requests: imbl::OrdMap::new(),
-    });
+        Vector::new(),
+    ));
     tx.change(Change::SessionCreated {
         session: id.clone(),
         kind: SessionKind::Root,
