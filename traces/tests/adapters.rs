@@ -27,6 +27,21 @@ const OWN_CAPABILITY: &str = "1:agent-subagent-capability";
 
 /// Every recording and the findings it must give (`line:rule`, in line order).
 const EXPECTED: &[(&str, &[&str])] = &[
+    // `createElicitation` (`elicitation/create`), answered by the harness: not reported
+    // unanswered.
+    ("claude-agent-acp/air/ask-user-question.jsonl", &[LIMITS]),
+    // A `session/load` replay in the 2026-08-31 draft's shapes: the v1 `initialize`
+    // result advertises `sessionCapabilities.subagents`; `subagent_spawned` (line 7) and
+    // `subagent_state_update` `completed` (line 13) are the earlier drafts' shapes.
+    (
+        "claude-agent-acp/air/session-load-replay.jsonl",
+        &[
+            LIMITS,
+            OWN_CAPABILITY,
+            "7:legacy-draft-shape",
+            "13:legacy-draft-shape",
+        ],
+    ),
     (
         "claude-agent-acp/air/session-setup.jsonl",
         &[LIMITS, OWN_CAPABILITY],
@@ -40,6 +55,15 @@ const EXPECTED: &[(&str, &[&str])] = &[
         &[LIMITS],
     ),
     ("claude-agent-acp/air/subagent-nested.jsonl", &[LIMITS]),
+    // "The child's own messages, plans, and tool calls have outer `sessionId:
+    // "sess_child_1"`. They update the child's history, not the parent session": line 22
+    // updates the child `agent_1`'s Edit call (`toolu_sub_edit`) on the root's stream.
+    (
+        "claude-agent-acp/air/subagent-task-legacy.jsonl",
+        &[LIMITS, "22:tool-call-foreign"],
+    ),
+    // A v2 `elicitation/create` request, answered by the harness.
+    ("claude-agent-acp/v2/ask-user-question.jsonl", &[LIMITS]),
     ("claude-agent-acp/v2/read.jsonl", &[LIMITS]),
     ("claude-agent-acp/v2/session-load-replay.jsonl", &[LIMITS]),
     (
@@ -51,6 +75,17 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "codex-acp/air/command-approval.jsonl",
         &[LIMITS, OWN_CAPABILITY, "7:native-record-skipped"],
+    ),
+    // A `session/load` result, then the loaded history (which the RFD wants before the
+    // response; not checkable without the Client's request, see SPEC_COVERAGE row 25).
+    (
+        "codex-acp/air/history-replay.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
+    ),
+    // An `elicitation/create` request; line 4 is a `codexResponse`, skipped.
+    (
+        "codex-acp/air/mcp-elicitation.jsonl",
+        &[LIMITS, OWN_CAPABILITY, "4:native-record-skipped"],
     ),
     // The earlier drafts' `subagent_spawned` (fields `subagentSessionId`, `name`,
     // `task`) and `subagent_state_update` with state `completed`: the RFD's shapes are

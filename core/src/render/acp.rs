@@ -384,10 +384,10 @@ pub(crate) fn tree(view: &View, findings: &[Finding]) -> String {
     let mut out = String::new();
     let version = view
         .version()
-        .map_or_else(|| "unknown".into(), |v| v.to_string());
+        .map_or_else(|| "unknown".into(), |v| format!("v{v}"));
     let _ = writeln!(
         out,
-        "connection: {} · protocol v{version}",
+        "connection: {} · protocol {version}",
         if view.connected() {
             "connected"
         } else {

@@ -444,3 +444,17 @@ fn tree_labels_keep_ordinary_text_and_escape_controls_and_bidi_overrides() {
         "R · root · \"✈️ trip 👩\u{200d}💻 cafe\u{301} \\u{202e}evil\\u{202c} \\\"q\\\" \\\\ \\u{1b}[2J\""
     );
 }
+
+/// An ACP source whose protocol version is not known (an adapter's test recording that
+/// starts after `initialize`) says so in words, not as a version number.
+#[test]
+fn acp_tree_says_an_unknown_protocol_version_in_words() {
+    let line = serde_json::json!({"kind":"sessionUpdate","payload":{"sessionId":"R",
+        "update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}});
+    let r = replay(&format!("{line}\n"), &Options::default()).unwrap();
+    let tree = super::tree(&r);
+    assert_eq!(
+        tree.lines().next(),
+        Some("connection: connected · protocol unknown")
+    );
+}

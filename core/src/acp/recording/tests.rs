@@ -146,3 +146,32 @@ fn a_codex_acp_direction_names_the_message_and_what_is_not_acp_is_skipped() {
     let err = translate(1, obj(&json!({"kind":"response","payload":{}}))).unwrap_err();
     assert!(err.contains("`method`"), "{err}");
 }
+
+/// RFD *Subagent Sessions*, Revision history ("Merged `subagent_spawned` and
+/// `subagent_state_update` into a single upsert-style `subagent_update`"): a draft state
+/// update is reported as what it is, a state report in the old shape, not as an
+/// announcement (codex-acp's and claude-agent-acp's `air` recordings send both).
+#[test]
+fn a_draft_state_update_is_named_a_state_report_not_an_announcement() {
+    let lines = [
+        json!({"kind":"sessionUpdate","payload":{"sessionId":"R","update":{
+            "sessionUpdate":"subagent_spawned","subagentSessionId":"C","name":"n","task":"t"}}}),
+        json!({"kind":"sessionUpdate","payload":{"sessionId":"R","update":{
+            "sessionUpdate":"subagent_state_update","subagentSessionId":"C","state":"completed"}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let checked = crate::replay::check(&text, None).unwrap();
+    let legacy: Vec<&str> = checked
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "legacy-draft-shape")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(legacy.len(), 2, "{legacy:?}");
+    assert!(legacy[0].contains("`subagent_spawned` (the 2026-08-31 draft; not an announcement"));
+    assert!(
+        legacy[1]
+            .contains("`subagent_state_update` (the 2026-08-31 draft; not a work-state report")
+    );
+    assert!(!legacy[1].contains("announcement"), "{}", legacy[1]);
+}

@@ -440,13 +440,11 @@ impl Checker {
         let mut found: Vec<String> = Vec::new();
         if draft_kind {
             let now = if kind == "subagent_spawned" {
-                "announce with `subagent_update {sessionId, title, description, capabilities}`"
+                "not an announcement: announce with `subagent_update {sessionId, title, description, capabilities}`"
             } else {
-                "report work state as `subagent_update.state` (v1) or `state_update` (v2)"
+                "not a work-state report: report work state as `subagent_update.state` (v1) or `state_update` (v2)"
             };
-            found.push(format!(
-                "`{kind}` (the 2026-08-31 draft; not an announcement: {now})"
-            ));
+            found.push(format!("`{kind}` (the 2026-08-31 draft; {now})"));
         }
         let renamed = [
             ("subagentSessionId", "`sessionId`"),
