@@ -122,8 +122,8 @@ pub struct Converted {
     /// The input's findings, each with the file it is in (the input's path or name): a
     /// native source's own first, then the engine's.
     pub findings: Vec<(String, Finding)>,
-    /// Whether a finding of the engine is an error (the command exits 1 then; a native
-    /// source's own findings do not count).
+    /// Whether a finding is an error, a native source's own included (the command exits
+    /// 1 then, as `replay` does).
     pub errors: bool,
 }
 
@@ -146,10 +146,9 @@ fn converted(input: Input<'_>, options: &ConvertOptions) -> Result<Converted, Er
         return Err(Error::new(ErrorCode::Usage, ACP_INPUT));
     }
     let findings = source.locate(&replay.findings);
-    let errors = replay
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Error);
+    // As `replay` counts them: a native source's own findings (a rollout line that is not
+    // JSON) are errors of the input too.
+    let errors = findings.iter().any(|(_, f)| f.severity == Severity::Error);
     Ok(Converted {
         text,
         findings,

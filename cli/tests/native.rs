@@ -305,3 +305,35 @@ fn check_of_a_day_folder_reads_the_child_rollout_in_the_next_day_folder() {
     }
     assert_eq!(split, report(&date_folder("01-one-child")));
 }
+
+#[test]
+fn convert_exits_as_replay_does_on_a_native_sources_own_errors() {
+    // A rollout line that is not JSON is the source's own finding (`malformed-record`,
+    // an error): `replay` exits 1 on it, and so does `convert`, whatever the target.
+    let dir = temp("convert-exit");
+    let day = date_folder("01-one-child");
+    for entry in std::fs::read_dir(&day).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    let child = files.last().unwrap();
+    let mut text = std::fs::read_to_string(child).unwrap();
+    text.push_str("{\"timestamp\": not json\n");
+    std::fs::write(child, text).unwrap();
+    let folder = dir.to_str().unwrap();
+    let replay = lineage(&["replay", folder]);
+    assert_eq!(replay.status.code(), Some(1), "{replay:?}");
+    for to in ["canonical", "acp-v1", "otlp-json"] {
+        let out = lineage(&["convert", "--to", to, folder]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("malformed-record"), "{to}: {stderr}");
+        assert_eq!(out.status.code(), Some(1), "{to}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{to}: the trace is still written");
+    }
+}
