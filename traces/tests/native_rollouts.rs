@@ -65,6 +65,7 @@ fn comparable(mut shape: Value) -> Value {
 fn every_run_s_rollouts_replay_to_the_app_server_trace_s_tree() {
     let runs = runs();
     assert!(runs.len() >= 19, "{}", runs.len());
+    let mut counted = 0;
     for run in runs {
         let files = native_files(&run.join("sessions"));
         let source = native::read(&files);
@@ -96,8 +97,37 @@ fn every_run_s_rollouts_replay_to_the_app_server_trace_s_tree() {
                 "{}",
                 run.display()
             );
+            let native_usage = usage(&native.replay);
+            let wire_usage = usage(&wire);
+            assert_eq!(native_usage.len(), wire_usage.len(), "{}", run.display());
+            for ((id, n), (_, w)) in native_usage.iter().zip(&wire_usage) {
+                // A resumed thread's earlier turns reach the wire in the resume response,
+                // which carries no counts; their rollout still holds them.
+                let history = run.ends_with("21-resume-history") && w.is_null();
+                assert!(n == w || history, "{}: {id}: {n} ≠ {w}", run.display());
+            }
+            counted += native_usage.iter().filter(|(_, u)| !u.is_null()).count();
         }
     }
+    // The rollouts' `token_count` records give each turn the figures the app-server's
+    // `thread/tokenUsage/updated` gave it (most turns of these runs called the model).
+    assert!(counted >= 40, "{counted} turns with usage");
+}
+
+/// Each turn's token usage, as `replay --format json` shows it (null when unknown).
+fn usage(replay: &Replay) -> Vec<(Value, Value)> {
+    let view = lineage_core::render::json(replay);
+    let sessions = view["sessions"].as_array().unwrap();
+    sessions
+        .iter()
+        .flat_map(|s| s["turns"].as_array().unwrap().iter())
+        .map(|t| {
+            (
+                t["id"].clone(),
+                t.get("usage").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect()
 }
 
 /// Each session's messages: role and text, in order.

@@ -199,8 +199,7 @@ const SILENT_KINDS: [&str; 9] = [
 ];
 
 /// `event_msg` types that carry no session-tree fact (or whose fact an item carries).
-const SILENT_EVENTS: [&str; 28] = [
-    "token_count",
+const SILENT_EVENTS: [&str; 27] = [
     "thread_settings_applied",
     "agent_reasoning",
     "agent_reasoning_delta",
@@ -374,6 +373,7 @@ impl FileReader {
             "task_complete" => self.completed(turn.as_deref(), payload),
             "turn_aborted" => self.aborted(turn.as_deref(), payload),
             "item_completed" => self.item(payload, turn.as_deref()),
+            "token_count" => self.token_count(payload, turn.as_deref()),
             "collab_agent_spawn_end" => self.spawn_end(payload, turn.as_deref()),
             "user_message" | "agent_message" if !self.has_items => {
                 self.legacy_message(line, kind, payload, turn.as_deref())
@@ -407,6 +407,24 @@ impl FileReader {
         let turn = json!({"id": turn, "status": status, "error": error});
         out.push(self.notify("turn/completed", json!({ "turn": turn })));
         out
+    }
+
+    /// `token_count`: the thread's token counts after a model call, as the app-server's
+    /// `thread/tokenUsage/updated` reports them (snake_case members in camelCase). A count
+    /// without `info` (a rate-limit report alone) says nothing of the turn.
+    fn token_count(&self, payload: &Value, turn: Option<&str>) -> Vec<Value> {
+        let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
+            return Vec::new();
+        };
+        let usage = json!({
+            "total": camel_usage(info.get("total_token_usage")),
+            "last": camel_usage(info.get("last_token_usage")),
+            "modelContextWindow": info.get("model_context_window").cloned().unwrap_or(Value::Null),
+        });
+        vec![self.notify(
+            "thread/tokenUsage/updated",
+            json!({"turnId": turn, "tokenUsage": usage}),
+        )]
     }
 
     /// An older rollout's `user_message` / `agent_message` event, in a file without
@@ -639,3 +657,22 @@ fn camel(name: &str, snake: bool) -> String {
 #[cfg(test)]
 #[path = "codex_tests.rs"]
 mod tests;
+
+/// A rollout's token usage breakdown with the app-server's member names.
+fn camel_usage(usage: Option<&Value>) -> Value {
+    const NAMES: [(&str, &str); 6] = [
+        ("input_tokens", "inputTokens"),
+        ("cached_input_tokens", "cachedInputTokens"),
+        ("cache_write_input_tokens", "cacheWriteInputTokens"),
+        ("output_tokens", "outputTokens"),
+        ("reasoning_output_tokens", "reasoningOutputTokens"),
+        ("total_tokens", "totalTokens"),
+    ];
+    let Some(usage) = usage.and_then(Value::as_object) else {
+        return Value::Null;
+    };
+    let members = NAMES
+        .iter()
+        .filter_map(|(snake, camel)| Some(((*camel).to_owned(), usage.get(*snake)?.clone())));
+    Value::Object(members.collect())
+}
