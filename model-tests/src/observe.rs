@@ -193,7 +193,7 @@ impl Observable {
                         error: t.error.as_deref().map(str::to_owned),
                         opened_at: t.opened_at,
                         settled_at: t.settled_at,
-                        usage: t.usage,
+                        usage: t.usage.as_deref().copied(),
                     },
                 );
             }

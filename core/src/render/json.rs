@@ -339,7 +339,7 @@ fn turn_view(t: &Turn) -> TurnView<'_> {
             .unwrap_or_default(),
         opened_at: t.opened_at,
         settled_at: t.settled_at,
-        usage: t.usage,
+        usage: t.usage.as_deref().copied(),
     }
 }
 

@@ -333,8 +333,9 @@ pub struct Turn {
     /// `at` of the event that settled the turn.
     pub settled_at: Option<Millis>,
     /// The token counts reported for the turn (accounting only: never changes its phase
-    /// or outcome, and may still change after it settled).
-    pub usage: Option<Usage>,
+    /// or outcome, and may still change after it settled). Boxed: most turns have none,
+    /// and every turn is copied into each snapshot that changes it.
+    pub usage: Option<Box<Usage>>,
     /// Root turns only: the provider lifecycle and the index of active nested child turns.
     pub gate: Option<RootGate>,
 }

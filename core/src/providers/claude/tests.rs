@@ -867,7 +867,11 @@ fn child_said(parent: &str, id: &str, input: u64, output: u64) -> String {
 }
 
 fn usage_of(r: &Replay, turn: &str) -> Option<crate::tree::Usage> {
-    r.snapshot()?.turn(&turn.parse::<TurnId>().unwrap())?.usage
+    r.snapshot()?
+        .turn(&turn.parse::<TurnId>().unwrap())?
+        .usage
+        .as_deref()
+        .copied()
 }
 
 #[test]

@@ -40,7 +40,10 @@ impl ClaudeAdapter {
         else {
             return;
         };
-        let total = turn.usage.map_or(usage, |held| held.plus(&usage));
+        let total = turn
+            .usage
+            .as_deref()
+            .map_or(usage, |held| held.plus(&usage));
         let id = turn.id.clone();
         cx.emit(Event::usage_reported(id, total));
     }
@@ -64,7 +67,10 @@ impl ClaudeAdapter {
         let Some(turn) = cx.snapshot().session(child).and_then(|s| s.last_turn()) else {
             return;
         };
-        let total = turn.usage.map_or(usage, |held| held.plus(&usage));
+        let total = turn
+            .usage
+            .as_deref()
+            .map_or(usage, |held| held.plus(&usage));
         let turn = turn.id.clone();
         cx.emit(Event::usage_reported(turn, total));
     }

@@ -591,6 +591,7 @@ fn token_usage(thread: &str, turn: &str, input: u64, cached: u64, output: u64) -
 fn usage(r: &Replay, turn: &str) -> Option<(Option<u64>, Option<u64>, Option<u64>)> {
     let t = r.snapshot()?.turn(&turn.parse::<TurnId>().ok()?)?;
     t.usage
+        .as_deref()
         .map(|u| (u.input_tokens, u.cache_read_input_tokens, u.output_tokens))
 }
 
@@ -604,9 +605,12 @@ fn a_token_usage_notification_sets_the_turn_s_figures_from_the_thread_total() {
     ]));
     assert_eq!(usage(&r, "R#1"), Some((Some(30), Some(8), Some(15))));
     let t = r.snapshot().unwrap().turn(&"R#1".parse().unwrap()).unwrap();
-    assert_eq!(t.usage.unwrap().reasoning_output_tokens, Some(2));
+    assert_eq!(t.usage.as_deref().unwrap().reasoning_output_tokens, Some(2));
     // The thread's total never grew in cache writes: 1 on the first report, then 0.
-    assert_eq!(t.usage.unwrap().cache_creation_input_tokens, Some(1));
+    assert_eq!(
+        t.usage.as_deref().unwrap().cache_creation_input_tokens,
+        Some(1)
+    );
     assert_eq!(state(&r, "R#1"), "running");
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
 }

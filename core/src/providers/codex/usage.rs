@@ -78,7 +78,7 @@ fn canonical_turn(
     {
         return None;
     }
-    Some((turn.id.clone(), turn.usage))
+    Some((turn.id.clone(), turn.usage.as_deref().copied()))
 }
 
 /// A Codex `TokenUsageBreakdown` (`inputTokens` with `cachedInputTokens` and, in newer

@@ -240,10 +240,10 @@ pub(super) fn usage_reported(tx: &mut Tx, turn: &TurnId, usage: Usage) -> Result
         });
     };
     let next = (!usage.is_empty()).then_some(usage);
-    if next.is_none() || current.usage == next {
+    if next.is_none() || current.usage.as_deref() == next.as_ref() {
         return Ok(());
     }
-    tx.update_turn(turn, |t| t.usage = next);
+    tx.update_turn(turn, |t| t.usage = next.map(Box::new));
     tx.change(Change::TurnUsageChanged {
         turn: turn.clone(),
         usage,

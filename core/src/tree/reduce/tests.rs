@@ -897,7 +897,9 @@ fn usage(turn: &str, input: u64, output: u64) -> Event {
 
 fn usage_of(s: &Snapshot, turn: &str) -> Option<(Option<u64>, Option<u64>)> {
     let t = s.turn(&turn.parse::<TurnId>().unwrap())?;
-    t.usage.map(|u| (u.input_tokens, u.output_tokens))
+    t.usage
+        .as_deref()
+        .map(|u| (u.input_tokens, u.output_tokens))
 }
 
 #[test]
