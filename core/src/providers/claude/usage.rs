@@ -32,20 +32,9 @@ impl ClaudeAdapter {
         let Some(usage) = message.get("usage").map(|u| anthropic_usage(u, true)) else {
             return;
         };
-        let Some(turn) = self
-            .root
-            .as_ref()
-            .and_then(|r| cx.snapshot().session(r))
-            .and_then(|s| s.last_turn())
-        else {
-            return;
-        };
-        let total = turn
-            .usage
-            .as_deref()
-            .map_or(usage, |held| held.plus(&usage));
-        let id = turn.id.clone();
-        cx.emit(Event::usage_reported(id, total));
+        if let Some(root) = &self.root {
+            add_to_last_turn(cx, root, usage);
+        }
     }
 
     /// A child's `assistant` line: its message's input figures, added to the child's
@@ -64,16 +53,22 @@ impl ClaudeAdapter {
             }
             self.counted.insert(child.clone(), id.to_owned());
         }
-        let Some(turn) = cx.snapshot().session(child).and_then(|s| s.last_turn()) else {
-            return;
-        };
-        let total = turn
-            .usage
-            .as_deref()
-            .map_or(usage, |held| held.plus(&usage));
-        let turn = turn.id.clone();
-        cx.emit(Event::usage_reported(turn, total));
+        add_to_last_turn(cx, child, usage);
     }
+}
+
+/// Reports `session`'s last turn with `usage` added to the figures it holds (a session
+/// without turns counts nothing).
+fn add_to_last_turn(cx: &mut Ctx<'_>, session: &SessionId, usage: Usage) {
+    let Some(turn) = cx.snapshot().session(session).and_then(|s| s.last_turn()) else {
+        return;
+    };
+    let total = turn
+        .usage
+        .as_deref()
+        .map_or(usage, |held| held.plus(&usage));
+    let id = turn.id.clone();
+    cx.emit(Event::usage_reported(id, total));
 }
 
 /// An Anthropic `usage` object as canonical figures; `output` takes the output counts
