@@ -875,6 +875,17 @@ impl Engine {
             Some(Arm::Acp(_)) => out.append(self.acp_line(line, text)),
             Some(Arm::Codex(_) | Arm::Claude(_)) => {
                 let format = self.format().unwrap_or(Format::CodexAppServer);
+                // A Codex record is read in place; anything that path does not accept
+                // takes the ordinary one, which reads and reports it.
+                if format == Format::CodexAppServer
+                    && let Some(record) = providers::LineRecord::decode(text, format)
+                {
+                    let problem = record.at_problem.as_deref();
+                    self.clock
+                        .stamp(line, record.at, problem, &mut out.findings);
+                    out.append(self.codex_line(line, text, &record));
+                    return out;
+                }
                 match providers::parse_record(text, format) {
                     Ok((record, note)) => {
                         depth_note(&mut out, line, note);
@@ -992,10 +1003,8 @@ impl Engine {
             .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, &record);
-                while let Some((held_line, held)) = adapter.take_released() {
-                    adapter.normalize(&mut cx.relocate(held_line, held.at), &held);
-                }
+                adapter.record(&mut cx, record.view(), None);
+                release_codex(adapter, &mut cx);
                 adapter.remember(record.into_owned());
             }
             Some(Arm::Claude(adapter)) => {
@@ -1005,6 +1014,28 @@ impl Engine {
                 }
             }
             _ => {}
+        }
+        out
+    }
+
+    /// A Codex record read in place from its line, as [`Engine::provider_record`] applies
+    /// a parsed one; the adapter keeps the line to tell a capture's duplicate of it.
+    fn codex_line(
+        &mut self,
+        line: usize,
+        text: &str,
+        record: &providers::LineRecord<'_>,
+    ) -> Output {
+        let mut out = Output::default();
+        if let Some(at) = record.at {
+            out.append(self.timeouts(line, at));
+        }
+        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out)
+            .recording(self.options.record_events);
+        if let Some(Arm::Codex(adapter)) = &mut self.arm {
+            adapter.record(&mut cx, record.view(), Some(text));
+            release_codex(adapter, &mut cx);
+            adapter.remember_line(text);
         }
         out
     }
@@ -1028,6 +1059,13 @@ const CONDUCTOR_SKIPPED: &str = "conductor trace: events between the Client and 
 
 /// The changes of the Client view since the last call (the view reports what it wrote;
 /// `head` is what was last said of the view as a whole).
+/// Applies, in order, every record the Codex adapter released while it read one.
+fn release_codex(adapter: &mut CodexAdapter, cx: &mut Ctx<'_>) {
+    while let Some((held_line, held)) = adapter.take_released() {
+        adapter.normalize(&mut cx.relocate(held_line, held.at), held.view());
+    }
+}
+
 fn view_changes(checker: &mut Checker, head: &mut Option<Head>) -> Vec<Change> {
     let view = checker.view_mut();
     let changes = view.take_changes(head.as_ref());

@@ -13,12 +13,15 @@
 pub(crate) mod claude;
 pub(crate) mod codex;
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::finding::{Code, Finding};
 use crate::ids::{SessionId, TurnId};
 use crate::output::Output;
+use crate::trace::borrowed::{Json, JsonRead};
 use crate::trace::{At, Format, RecordError};
 use crate::tree::{Applied, Change, Event, Millis, Severity, Snapshot};
 
@@ -71,6 +74,95 @@ impl ProviderRecord {
     /// Why the record's `at`, as read from a trace line, is not a time.
     pub(crate) fn at_problem(&self) -> Option<&str> {
         self.at_problem.as_deref()
+    }
+}
+
+/// A record as an adapter reads it: who wrote it, its message (a `Value`, or [`Json`]
+/// borrowed from its line), and its time.
+#[derive(Debug)]
+pub(crate) struct Rec<'r, J> {
+    pub(crate) from: &'r str,
+    pub(crate) message: &'r J,
+    pub(crate) at: Option<Millis>,
+}
+
+impl<J> Clone for Rec<'_, J> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<J> Copy for Rec<'_, J> {}
+
+impl ProviderRecord {
+    /// The record as an adapter reads it.
+    pub(crate) fn view(&self) -> Rec<'_, Value> {
+        Rec {
+            from: &self.from,
+            message: &self.message,
+            at: self.at,
+        }
+    }
+}
+
+impl<J: JsonRead> Rec<'_, J> {
+    /// The record, owned (a record an adapter holds for later).
+    pub(crate) fn to_owned_record(self) -> ProviderRecord {
+        ProviderRecord::new(self.from, self.message.to_value(), self.at)
+    }
+}
+
+/// A provider record line read in place: its envelope decoded, its message borrowed from
+/// the line ([`Json`]), no `Value` map built.
+#[derive(Debug)]
+pub(crate) struct LineRecord<'a> {
+    pub(crate) from: Cow<'a, str>,
+    pub(crate) message: Json<'a>,
+    pub(crate) at: Option<Millis>,
+    pub(crate) at_problem: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LineWire<'a> {
+    #[serde(borrow)]
+    from: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Json<'a>,
+    #[serde(borrow, default)]
+    at: Option<Json<'a>>,
+}
+
+impl<'a> LineRecord<'a> {
+    /// Decodes a record line of `format`, or `None` for anything the ordinary path
+    /// ([`parse_record`]) must read and report: text serde_json refuses (not JSON, too
+    /// deep, a missing or repeated member, a `from` that is not a string) or a `from`
+    /// that is not one of the format's sides. What it accepts reads as that path reads it.
+    pub(crate) fn decode(text: &'a str, format: Format) -> Option<LineRecord<'a>> {
+        let wire: LineWire<'a> = serde_json::from_str(text).ok()?;
+        check_side(format, &wire.from).ok()?;
+        let at = match &wire.at {
+            None => At::Absent,
+            Some(at) => match at.as_u64() {
+                Some(ms) => At::Time(ms),
+                None => At::read(&at.to_value()),
+            },
+        };
+        let (at, at_problem) = at.split();
+        Some(LineRecord {
+            from: wire.from,
+            message: wire.message,
+            at,
+            at_problem,
+        })
+    }
+
+    /// The record as an adapter reads it.
+    pub(crate) fn view(&self) -> Rec<'_, Json<'a>> {
+        Rec {
+            from: &self.from,
+            message: &self.message,
+            at: self.at,
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::tree::{Event, Millis};
 
+pub(crate) mod borrowed;
 pub(crate) mod json;
 
 pub(crate) use json::strip_bom;

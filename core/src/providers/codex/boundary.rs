@@ -14,7 +14,7 @@
 //! the next `turn/start` or the end of the trace, its start reaches the reducer at its own
 //! line (`unowned-provider-turn`, or `provider-turn-during-cancel` while the cancel runs).
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use super::CodexAdapter;
 use crate::ids::SessionId;
@@ -78,11 +78,16 @@ impl CodexAdapter {
     /// holds back and the client interrupted that turn (dropped: "output from the
     /// canceled root execution is dropped"). Output of a turn the client did not interrupt
     /// makes it an ordinary unowned turn first.
-    pub(super) fn held_back(&mut self, cx: &mut Ctx<'_>, method: &str, params: &Value) -> bool {
+    pub(super) fn held_back<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        method: &str,
+        params: &J,
+    ) -> bool {
         if method == "turn/started" {
             return false;
         }
-        let Some(thread) = params.get("threadId").and_then(Value::as_str) else {
+        let Some(thread) = params.get("threadId").and_then(J::as_str) else {
             return false;
         };
         let thread = SessionId::from(thread);
@@ -92,7 +97,7 @@ impl CodexAdapter {
         let turn = params
             .get("turnId")
             .or_else(|| params.pointer("/turn/id"))
-            .and_then(Value::as_str);
+            .and_then(J::as_str);
         let ours = slot
             .as_ref()
             .is_some_and(|u| turn.is_some() && u.turn.as_deref() == turn);

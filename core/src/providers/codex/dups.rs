@@ -14,7 +14,17 @@ use std::collections::btree_map::Entry;
 
 use super::rpc::{self, RpcId};
 use crate::finding::Code;
-use crate::providers::{Ctx, ProviderRecord};
+use crate::providers::{Ctx, ProviderRecord, Rec};
+use crate::trace::borrowed::JsonRead;
+
+/// The record a pushed record is compared with.
+#[derive(Debug, Clone)]
+enum Previous {
+    /// A record read in place: its line.
+    Line(String),
+    /// A record pushed as data.
+    Record(ProviderRecord),
+}
 
 /// At most this many lines of skipped repeats are named in the summary.
 const SHOWN: usize = 8;
@@ -22,8 +32,9 @@ const SHOWN: usize = 8;
 #[derive(Debug, Clone, Default)]
 pub(super) struct Repeats {
     /// The last record pushed (released held records are not pushes), handed over by the
-    /// engine once applied ([`Repeats::remember`]): never a copy.
-    previous: Option<ProviderRecord>,
+    /// engine once applied ([`Repeats::remember`]): never a copy of a record, at most of
+    /// its line.
+    previous: Option<Previous>,
     /// Skipped exact repeats: the first lines (at most `SHOWN`) and counts by kind.
     lines: Vec<usize>,
     counts: [usize; 3],
@@ -48,10 +59,15 @@ pub(super) enum Verdict {
 impl Repeats {
     /// Judges a pushed record at `line` against the previous one (the caller then hands
     /// the record over with [`Repeats::remember`]).
-    pub(super) fn judge(&mut self, line: usize, record: &ProviderRecord) -> Verdict {
+    pub(super) fn judge<J: JsonRead>(
+        &mut self,
+        line: usize,
+        record: Rec<'_, J>,
+        text: Option<&str>,
+    ) -> Verdict {
         let timed = record.at.is_some() || record.message.get("emittedAtMs").is_some();
-        if timed && self.previous.as_ref() == Some(record) {
-            let kind = match rpc::classify(&record.message) {
+        if timed && self.repeats_previous(record, text) {
+            let kind = match rpc::classify(record.message) {
                 rpc::Kind::Request { .. } => 0,
                 rpc::Kind::Response { .. } => 1,
                 _ => 2,
@@ -64,10 +80,10 @@ impl Repeats {
             }
             return Verdict::Repeat;
         }
-        let rpc::Kind::Request { id, method, .. } = rpc::classify(&record.message) else {
+        let rpc::Kind::Request { id, method, .. } = rpc::classify(record.message) else {
             return Verdict::Apply;
         };
-        let table = match record.from.as_str() {
+        let table = match record.from {
             "client" => &mut self.client_ids,
             "server" => &mut self.server_ids,
             _ => return Verdict::Apply,
@@ -88,7 +104,33 @@ impl Repeats {
     /// Keeps the record just judged and applied as the previous one (moved, not copied:
     /// a copy of every record cost as much as parsing it).
     pub(super) fn remember(&mut self, record: ProviderRecord) {
-        self.previous = Some(record);
+        self.previous = Some(Previous::Record(record));
+    }
+
+    /// Keeps the line of the record just judged and applied as the previous one (its
+    /// buffer reused from line to line).
+    pub(super) fn remember_line(&mut self, text: &str) {
+        match &mut self.previous {
+            Some(Previous::Line(previous)) => {
+                previous.clear();
+                previous.push_str(text);
+            }
+            previous => *previous = Some(Previous::Line(text.to_owned())),
+        }
+    }
+
+    /// Is `record` the previous record again: the same line, byte for byte, or (pushed as
+    /// data) the same side, time and message?
+    fn repeats_previous<J: JsonRead>(&self, record: Rec<'_, J>, text: Option<&str>) -> bool {
+        match (&self.previous, text) {
+            (Some(Previous::Line(previous)), Some(text)) => previous == text,
+            (Some(Previous::Record(previous)), None) => {
+                previous.from == record.from
+                    && previous.at == record.at
+                    && record.message.same_as(&previous.message)
+            }
+            _ => false,
+        }
     }
 
     /// End of trace: one note for every exact repeat skipped, at the first one's line.

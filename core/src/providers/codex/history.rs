@@ -16,7 +16,7 @@
 //! spawn's `prompt`) is its user message, and the first terminal state `agentsStates`
 //! reports for it (with its final message) is its turn's terminal.
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use super::items::content_text;
 use super::{CodexAdapter, receivers, turn_outcome};
@@ -27,8 +27,8 @@ use crate::tree::{Event, Outcome, Phase, Role};
 impl CodexAdapter {
     /// The server answered a `thread/resume`: the thread is a root (unless a spawn edge
     /// made it a child); when it is new to this trace, its earlier turns are history.
-    pub(super) fn resumed(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        let Some(thread) = message.pointer("/result/thread/id").and_then(Value::as_str) else {
+    pub(super) fn resumed<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        let Some(thread) = message.pointer("/result/thread/id").and_then(J::as_str) else {
             return;
         };
         let id = SessionId::from(thread);
@@ -39,31 +39,25 @@ impl CodexAdapter {
         if !new || !self.roots.contains(&id) {
             return; // already in this trace (its turns with it), or not a tree shown here
         }
-        let turns = message
-            .pointer("/result/thread/turns")
-            .and_then(Value::as_array);
+        let turns = message.pointer("/result/thread/turns").and_then(J::items);
         for turn in turns.into_iter().flatten() {
             self.history_turn(cx, &id, turn);
         }
     }
 
     /// One earlier turn of a resumed root thread.
-    fn history_turn(&mut self, cx: &mut Ctx<'_>, root: &SessionId, turn: &Value) {
-        let items = turn
-            .get("items")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+    fn history_turn<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, root: &SessionId, turn: &J) {
+        let items = turn.get("items").and_then(J::items).unwrap_or_default();
         let text = items
             .iter()
-            .filter(|i| i.get("type").and_then(Value::as_str) == Some("userMessage"))
+            .filter(|i| i.get("type").and_then(J::as_str) == Some("userMessage"))
             .find_map(content_text);
         cx.emit(Event::UserSubmitted {
             session: root.clone(),
             message: None,
             text,
         });
-        let provider_turn = turn.get("id").and_then(Value::as_str).map(String::from);
+        let provider_turn = turn.get("id").and_then(J::as_str).map(String::from);
         cx.emit(Event::RootProviderTurnStarted {
             session: root.clone(),
             provider_turn: provider_turn.clone(),
@@ -72,7 +66,7 @@ impl CodexAdapter {
             self.item(cx, root, Some(item), true);
             self.history_children(cx, item);
         }
-        let status = turn.get("status").and_then(Value::as_str);
+        let status = turn.get("status").and_then(J::as_str);
         // `inProgress`: the turn still runs, and its live records follow.
         if let Some(outcome) = turn_outcome(status) {
             cx.emit(Event::RootProviderTurnCompleted {
@@ -81,7 +75,7 @@ impl CodexAdapter {
                 outcome,
                 error: turn
                     .pointer("/error/message")
-                    .and_then(Value::as_str)
+                    .and_then(J::as_str)
                     .map(String::from),
             });
         }
@@ -89,12 +83,12 @@ impl CodexAdapter {
 
     /// What a history item says of children: a spawn gives each new child its task as
     /// its user message; `agentsStates` settles a child's turn at its first terminal state.
-    fn history_children(&mut self, cx: &mut Ctx<'_>, item: &Value) {
-        if item.get("type").and_then(Value::as_str) != Some("collabAgentToolCall") {
+    fn history_children<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, item: &J) {
+        if item.get("type").and_then(J::as_str) != Some("collabAgentToolCall") {
             return;
         }
-        let spawn = item.get("tool").and_then(Value::as_str) == Some("spawnAgent");
-        if spawn && let Some(prompt) = item.get("prompt").and_then(Value::as_str) {
+        let spawn = item.get("tool").and_then(J::as_str) == Some("spawnAgent");
+        if spawn && let Some(prompt) = item.get("prompt").and_then(J::as_str) {
             for child in receivers(item) {
                 let id = SessionId::from(child);
                 if phase(cx, &id) == Some(Phase::Submitted) {
@@ -107,13 +101,13 @@ impl CodexAdapter {
                 }
             }
         }
-        let states = item.get("agentsStates").and_then(Value::as_object);
+        let states = item.get("agentsStates").and_then(J::members);
         for (child, state) in states.into_iter().flatten() {
-            let id = SessionId::from(child.as_str());
+            let id = SessionId::from(child);
             let Some(phase) = phase(cx, &id) else {
                 continue; // no such child here, or its turn already ended
             };
-            let status = state.get("status").and_then(Value::as_str);
+            let status = state.get("status").and_then(J::as_str);
             let Some(outcome) = agent_outcome(status) else {
                 continue;
             };
@@ -122,7 +116,7 @@ impl CodexAdapter {
                     session: id.clone(),
                 });
             }
-            if let Some(text) = state.get("message").and_then(Value::as_str) {
+            if let Some(text) = state.get("message").and_then(J::as_str) {
                 cx.emit(Event::Message {
                     session: id.clone(),
                     message: None,

@@ -7,7 +7,7 @@
 //! started item means the provider accepted the spawn, so its normalized parent
 //! delegation call is completed."
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use super::{CodexAdapter, receivers};
 use crate::ids::{Alias, SessionId};
@@ -15,18 +15,18 @@ use crate::providers::Ctx;
 use crate::tree::{Event, Role, ToolStatus};
 
 impl CodexAdapter {
-    pub(super) fn item(
+    pub(super) fn item<J: JsonRead>(
         &mut self,
         cx: &mut Ctx<'_>,
         thread: &SessionId,
-        item: Option<&Value>,
+        item: Option<&J>,
         completed: bool,
     ) {
         let Some(item) = item else {
             return;
         };
-        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
-        let Some(id) = item.get("id").and_then(Value::as_str) else {
+        let kind = item.get("type").and_then(J::as_str).unwrap_or_default();
+        let Some(id) = item.get("id").and_then(J::as_str) else {
             return;
         };
         match kind {
@@ -36,7 +36,7 @@ impl CodexAdapter {
                 if self.streamed.remove(&(thread.clone(), id.to_owned())) {
                     return; // its text already arrived as deltas
                 }
-                let text = item.get("text").and_then(Value::as_str).unwrap_or_default();
+                let text = item.get("text").and_then(J::as_str).unwrap_or_default();
                 cx.emit(Event::Message {
                     session: thread.clone(),
                     message: Some(id.into()),
@@ -46,8 +46,8 @@ impl CodexAdapter {
             }
             "commandExecution" | "fileChange" | "mcpToolCall" | "dynamicToolCall" | "webSearch"
             | "imageView" | "imageGeneration" => {
-                let name = item.get("tool").and_then(Value::as_str).unwrap_or(kind);
-                let status = item.get("status").and_then(Value::as_str);
+                let name = item.get("tool").and_then(J::as_str).unwrap_or(kind);
+                let status = item.get("status").and_then(J::as_str);
                 self.tool(
                     cx,
                     thread,
@@ -76,16 +76,16 @@ impl CodexAdapter {
 
     /// A v1 `collabAgentToolCall` (spawn, wait, send input, close …): a tool call, and for
     /// a spawn that did not fail, one edge per receiver thread.
-    fn collab_item(
+    fn collab_item<J: JsonRead>(
         &mut self,
         cx: &mut Ctx<'_>,
         thread: &SessionId,
         id: &str,
-        item: &Value,
+        item: &J,
         completed: bool,
     ) {
-        let tool = item.get("tool").and_then(Value::as_str).unwrap_or_default();
-        let status = item.get("status").and_then(Value::as_str);
+        let tool = item.get("tool").and_then(J::as_str).unwrap_or_default();
+        let status = item.get("status").and_then(J::as_str);
         self.tool(
             cx,
             thread,
@@ -95,7 +95,7 @@ impl CodexAdapter {
         );
         if tool == "spawnAgent" && status != Some("failed") {
             // v1 has no nickname on this wire: the task prompt labels the child.
-            let title = item.get("prompt").and_then(Value::as_str).and_then(label);
+            let title = item.get("prompt").and_then(J::as_str).and_then(label);
             for child in receivers(item) {
                 self.spawn(cx, thread, child, id, title.clone());
             }
@@ -105,15 +105,18 @@ impl CodexAdapter {
     /// A v2 `subAgentActivity`: `started` is a spawn edge whose delegation call is
     /// completed at once; `interacted` / `interrupted` / `completed` activity is
     /// informational (the child thread's own turn events are authoritative).
-    fn activity_item(&mut self, cx: &mut Ctx<'_>, thread: &SessionId, id: &str, item: &Value) {
-        let activity = item.get("kind").and_then(Value::as_str);
-        let child = item.get("agentThreadId").and_then(Value::as_str);
+    fn activity_item<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        thread: &SessionId,
+        id: &str,
+        item: &J,
+    ) {
+        let activity = item.get("kind").and_then(J::as_str);
+        let child = item.get("agentThreadId").and_then(J::as_str);
         if let (Some("started"), Some(child)) = (activity, child) {
             // `agentPath` (`/root/<task>`) is the child's only label on this wire.
-            let title = item
-                .get("agentPath")
-                .and_then(Value::as_str)
-                .map(String::from);
+            let title = item.get("agentPath").and_then(J::as_str).map(String::from);
             self.tool(cx, thread, id, Some("spawnAgent"), None);
             self.spawn(cx, thread, child, id, title);
             self.tool(cx, thread, id, None, Some(ToolStatus::Completed));
@@ -207,12 +210,12 @@ fn label(prompt: &str) -> Option<String> {
 }
 
 /// The text parts of an item's `content` (a `userMessage`; a rollout's items too), joined.
-pub(crate) fn content_text(item: &Value) -> Option<String> {
+pub(crate) fn content_text<J: JsonRead>(item: &J) -> Option<String> {
     let parts: Vec<&str> = item
         .get("content")?
-        .as_array()?
+        .items()?
         .iter()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .filter_map(|c| c.get("text").and_then(J::as_str))
         .collect();
     (!parts.is_empty()).then(|| parts.join("\n"))
 }

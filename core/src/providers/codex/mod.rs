@@ -26,11 +26,10 @@ mod usage;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use serde_json::Value;
-
-use super::{Ctx, ProviderRecord};
+use super::{Ctx, ProviderRecord, Rec};
 use crate::finding::Code;
 use crate::ids::SessionId;
+use crate::trace::borrowed::JsonRead;
 use crate::tree::{Event, Outcome, SessionKind};
 use cancel::CancelFanOut;
 use hold::Held;
@@ -124,14 +123,21 @@ impl CodexAdapter {
     /// Normalizes one pushed record: a record equal to the one just before it is skipped
     /// (said once at the end), a request reusing an id of its direction is reported and
     /// skipped, anything else applies.
-    pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
-        match self.repeats.judge(cx.line(), record) {
+    /// `text` is the record's line when it was read from one (a capture's duplicate repeats
+    /// it byte for byte).
+    pub(crate) fn record<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        record: Rec<'_, J>,
+        text: Option<&str>,
+    ) {
+        match self.repeats.judge(cx.line(), record, text) {
             dups::Verdict::Apply => self.normalize(cx, record),
             dups::Verdict::Repeat => {}
             dups::Verdict::ReusedId { id, first, method } => {
                 let pending =
                     (record.from == "client").then(|| self.client_requests.contains_key(&id));
-                dups::report_reused(cx, &record.from, (&id, first, &method), pending);
+                dups::report_reused(cx, record.from, (&id, first, &method), pending);
             }
         }
     }
@@ -142,35 +148,41 @@ impl CodexAdapter {
         self.repeats.remember(record);
     }
 
+    /// As [`CodexAdapter::remember`], for a record read in place from its line.
+    pub(crate) fn remember_line(&mut self, text: &str) {
+        self.repeats.remember_line(text);
+    }
+
     /// Normalizes one record (pushed and judged, or released from hold). A record whose
     /// envelope has no `at` takes the time the provider stamped on it (`emittedAtMs`, on
     /// every app-server notification).
-    pub(crate) fn normalize(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
-        let emitted = record.message.get("emittedAtMs").and_then(Value::as_u64);
+    pub(crate) fn normalize<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, record: Rec<'_, J>) {
+        let emitted = record.message.get("emittedAtMs").and_then(J::as_u64);
         match (cx.at(), emitted) {
             (None, Some(at)) => self.record_at(&mut cx.relocate(cx.line(), Some(at)), record),
             _ => self.record_at(cx, record),
         }
     }
 
-    fn record_at(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
+    fn record_at<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, record: Rec<'_, J>) {
         if let Some(root) = self.root.clone()
             && !self.root_created
         {
             self.root_created = true;
             self.identify_root(cx, root.as_str());
         }
-        let message = &record.message;
-        match (record.from.as_str(), rpc::classify(message)) {
+        let message = record.message;
+        let null = J::null();
+        match (record.from, rpc::classify(message)) {
             ("client", rpc::Kind::Request { id, method, params }) => {
-                self.client_request(cx, id, method, params);
+                self.client_request(cx, id, method, params.unwrap_or(&null));
             }
             ("client", rpc::Kind::Response { id, ok }) => {
                 if let Some(thread) = self.held.request_thread(&id).cloned() {
                     // The answer to a request that waits for its thread's spawn edge waits too.
                     let held = Held {
                         line: cx.line(),
-                        record: record.clone(),
+                        record: record.to_owned_record(),
                     };
                     if let Some(message) = self.held.hold(thread, held) {
                         cx.finding(Code::HeldEventsOverflow, message);
@@ -183,11 +195,13 @@ impl CodexAdapter {
                 self.server_response(cx, &id, message, ok);
             }
             ("server", rpc::Kind::Request { id, method, params }) => {
+                let params = params.unwrap_or(&null);
                 self.route(cx, record, params, |me, cx| {
                     me.server_request(cx, id.clone(), method, params);
                 });
             }
             ("server", rpc::Kind::Notification { method, params }) => {
+                let params = params.unwrap_or(&null);
                 self.route(cx, record, params, |me, cx| {
                     me.notification(cx, method, params);
                 });
@@ -246,14 +260,14 @@ impl CodexAdapter {
 
     /// Runs `handle` for a server record of a known thread, holds it for an unknown
     /// thread, and reports it for a thread whose spawn was rejected.
-    fn route(
+    fn route<J: JsonRead>(
         &mut self,
         cx: &mut Ctx<'_>,
-        record: &ProviderRecord,
-        params: &Value,
+        record: Rec<'_, J>,
+        params: &J,
         handle: impl FnOnce(&mut Self, &mut Ctx<'_>),
     ) {
-        let Some(thread) = params.get("threadId").and_then(Value::as_str) else {
+        let Some(thread) = params.get("threadId").and_then(J::as_str) else {
             handle(self, cx);
             return;
         };
@@ -266,7 +280,7 @@ impl CodexAdapter {
                     thread.clone(),
                     Held {
                         line: cx.line(),
-                        record: record.clone(),
+                        record: record.to_owned_record(),
                     },
                 );
                 if let Some(message) = overflow {
@@ -274,8 +288,7 @@ impl CodexAdapter {
                 }
             }
             Thread::Rejected => {
-                let is_request =
-                    matches!(rpc::classify(&record.message), rpc::Kind::Request { .. });
+                let is_request = matches!(rpc::classify(record.message), rpc::Kind::Request { .. });
                 let code = if is_request {
                     Code::UnknownThreadRequest
                 } else {
@@ -284,7 +297,7 @@ impl CodexAdapter {
                 cx.finding(code, format!(
                         "thread `{thread}` was never created (revealed after its root turn closed or began cancelling); this record is not attributed to any session"
                     ),);
-                if let rpc::Kind::Request { id, .. } = rpc::classify(&record.message) {
+                if let rpc::Kind::Request { id, .. } = rpc::classify(record.message) {
                     self.rejected_requests.insert(id);
                 }
             }
@@ -302,10 +315,10 @@ impl CodexAdapter {
         self.released.pop_front().map(|h| (h.line, h.record))
     }
 
-    fn notification(&mut self, cx: &mut Ctx<'_>, method: &str, params: &Value) {
+    fn notification<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, method: &str, params: &J) {
         let thread = params
             .get("threadId")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(SessionId::from);
         let is_root = thread.as_ref().is_some_and(|t| self.roots.contains(t));
         if is_root && self.held_back(cx, method, params) {
@@ -313,7 +326,7 @@ impl CodexAdapter {
         }
         match (method, thread) {
             ("turn/started", Some(thread)) => {
-                let turn_id = params.pointer("/turn/id").and_then(Value::as_str);
+                let turn_id = params.pointer("/turn/id").and_then(J::as_str);
                 if is_root && self.boundary_turn_started(cx, &thread, turn_id) {
                     return;
                 }
@@ -337,7 +350,7 @@ impl CodexAdapter {
             ("thread/name/updated", Some(thread)) => {
                 let title = params
                     .get("threadName")
-                    .and_then(Value::as_str)
+                    .and_then(J::as_str)
                     .map(String::from);
                 cx.emit(Event::SessionTitled {
                     session: thread,
@@ -351,7 +364,7 @@ impl CodexAdapter {
                 // own terminal decides. Keep the text visible on the thread's transcript.
                 let text = params
                     .pointer("/error/message")
-                    .and_then(Value::as_str)
+                    .and_then(J::as_str)
                     .unwrap_or("error")
                     .to_owned();
                 cx.emit(Event::Message {
@@ -368,15 +381,9 @@ impl CodexAdapter {
     }
 
     /// A streamed piece of an agent message (its completed item is then not repeated).
-    fn delta(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
-        let item = params
-            .get("itemId")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let delta = params
-            .get("delta")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+    fn delta<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &J) {
+        let item = params.get("itemId").and_then(J::as_str).unwrap_or_default();
+        let delta = params.get("delta").and_then(J::as_str).unwrap_or_default();
         self.streamed.insert((thread.clone(), item.to_owned()));
         cx.emit(Event::Message {
             session: thread,
@@ -389,7 +396,7 @@ impl CodexAdapter {
     /// The provider reports a server request resolved. Codex resolves a request left
     /// pending by an interrupt only after the child's `turn/completed`: by then the cancel
     /// superseded it, and the provider's cleanup changes nothing worth a note.
-    fn resolved(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+    fn resolved<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &J) {
         let Some(id) = params.get("requestId").map(RpcId::from_value) else {
             return;
         };
@@ -417,14 +424,14 @@ impl CodexAdapter {
     /// cancel's own fallout and is dropped (seed, *Cancellation*: "after the exact child
     /// target has been closed by the cancel operation, the adapter drops that terminal
     /// projection").
-    fn turn_completed(
+    fn turn_completed<J: JsonRead>(
         &mut self,
         cx: &mut Ctx<'_>,
         thread: SessionId,
-        params: &Value,
+        params: &J,
         is_root: bool,
     ) {
-        let status = params.pointer("/turn/status").and_then(Value::as_str);
+        let status = params.pointer("/turn/status").and_then(J::as_str);
         let Some(outcome) = turn_outcome(status) else {
             cx.finding(
                 Code::UnexpectedRecord,
@@ -434,11 +441,11 @@ impl CodexAdapter {
         };
         let error = params
             .pointer("/turn/error/message")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(String::from);
         let provider_turn = params
             .pointer("/turn/id")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(String::from);
         match outcome {
             Outcome::Interrupted | Outcome::Canceled => {
@@ -499,10 +506,16 @@ impl CodexAdapter {
         }
     }
 
-    fn server_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
+    fn server_request<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        id: RpcId,
+        method: &str,
+        params: &J,
+    ) {
         let Some(thread) = params
             .get("threadId")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(SessionId::from)
         else {
             // Not addressed to a thread (auth, config …): no tree fact, but its answer
@@ -520,21 +533,24 @@ impl CodexAdapter {
             session: thread,
             request: id.request_id(),
             kind,
-            provider_turn: params
-                .get("turnId")
-                .and_then(Value::as_str)
-                .map(String::from),
-            tool_call: params.get("itemId").and_then(Value::as_str).map(Into::into),
+            provider_turn: params.get("turnId").and_then(J::as_str).map(String::from),
+            tool_call: params.get("itemId").and_then(J::as_str).map(Into::into),
             title: params
                 .get("reason")
                 .or_else(|| params.get("command"))
-                .and_then(Value::as_str)
+                .and_then(J::as_str)
                 .map(String::from),
         });
     }
 
     /// The client answered a server request.
-    fn client_response(&mut self, cx: &mut Ctx<'_>, id: &RpcId, message: &Value, ok: bool) {
+    fn client_response<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        id: &RpcId,
+        message: &J,
+        ok: bool,
+    ) {
         if self.rejected_requests.contains(id) || self.threadless_requests.remove(id) {
             return;
         }
@@ -548,9 +564,9 @@ impl CodexAdapter {
         let answer = if ok {
             message
                 .pointer("/result/decision")
-                .and_then(Value::as_str)
+                .and_then(J::as_str)
                 .map(String::from)
-                .or_else(|| message.get("result").map(|r| r.to_string()))
+                .or_else(|| message.get("result").map(J::json_text))
         } else {
             Some("error".to_owned())
         };
@@ -561,8 +577,14 @@ impl CodexAdapter {
         });
     }
 
-    fn client_request(&mut self, cx: &mut Ctx<'_>, id: RpcId, method: &str, params: &Value) {
-        let thread = params.get("threadId").and_then(Value::as_str);
+    fn client_request<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        id: RpcId,
+        method: &str,
+        params: &J,
+    ) {
+        let thread = params.get("threadId").and_then(J::as_str);
         if thread.is_some_and(|t| self.foreign.contains(&SessionId::from(t))) {
             // A request about another root's tree than the selected one.
             self.client_requests.insert(id, ClientRequest::Other);
@@ -588,10 +610,7 @@ impl CodexAdapter {
                 ClientRequest::Other
             }
             ("turn/interrupt", Some(thread)) => {
-                let turn = params
-                    .get("turnId")
-                    .and_then(Value::as_str)
-                    .map(String::from);
+                let turn = params.get("turnId").and_then(J::as_str).map(String::from);
                 if self.boundary_interrupt(thread, turn.as_deref()) {
                     ClientRequest::Other // the host interrupts the turn the boundary held back
                 } else {
@@ -604,7 +623,13 @@ impl CodexAdapter {
     }
 
     /// The server answered a client request.
-    fn server_response(&mut self, cx: &mut Ctx<'_>, id: &RpcId, message: &Value, ok: bool) {
+    fn server_response<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        id: &RpcId,
+        message: &J,
+        ok: bool,
+    ) {
         let Some(request) = self.client_requests.remove(id) else {
             cx.finding(
                 Code::UnknownResponse,
@@ -616,7 +641,7 @@ impl CodexAdapter {
             ClientRequest::ThreadStart => {
                 // Every started thread is a root (a child is never started by the client:
                 // a spawn edge claims it).
-                if let Some(thread) = message.pointer("/result/thread/id").and_then(Value::as_str) {
+                if let Some(thread) = message.pointer("/result/thread/id").and_then(J::as_str) {
                     self.identify_root(cx, thread);
                 }
             }
@@ -645,20 +670,20 @@ fn turn_outcome(status: Option<&str>) -> Option<Outcome> {
 
 /// The threads a `collabAgentToolCall` item names in `receiverThreadIds`: the children a
 /// `spawnAgent` creates, the ones a `wait` waits on (what is not a string is passed over).
-fn receivers(item: &Value) -> impl Iterator<Item = &str> {
+fn receivers<J: JsonRead>(item: &J) -> impl Iterator<Item = &str> {
     item.get("receiverThreadIds")
-        .and_then(Value::as_array)
+        .and_then(J::items)
         .into_iter()
         .flatten()
-        .filter_map(Value::as_str)
+        .filter_map(J::as_str)
 }
 
 /// The text items of a `turn/start` / `turn/steer` input, joined.
-fn input_text(input: Option<&Value>) -> Option<String> {
+fn input_text<J: JsonRead>(input: Option<&J>) -> Option<String> {
     let parts: Vec<&str> = input?
-        .as_array()?
+        .items()?
         .iter()
-        .filter_map(|i| i.get("text").and_then(Value::as_str))
+        .filter_map(|i| i.get("text").and_then(J::as_str))
         .collect();
     (!parts.is_empty()).then(|| parts.join("\n"))
 }

@@ -7,11 +7,10 @@
 //! edge". A thread the client started is a conversation of its own, so each is a root
 //! session; a child is never started by the client (a spawn edge claims it).
 
-use serde_json::Value;
-
 use super::{CodexAdapter, receivers, rpc};
 use crate::ids::{Alias, SessionId};
-use crate::providers::{Ctx, ProviderRecord};
+use crate::providers::{Ctx, Rec};
+use crate::trace::borrowed::JsonRead;
 use crate::tree::Event;
 
 impl CodexAdapter {
@@ -49,15 +48,15 @@ impl CodexAdapter {
     /// A server record of a root `--session` did not select, or of one of its
     /// descendants: skipped. Its spawn edges make their children skipped too, and the
     /// client's answer to its request is not an `unknown-response`.
-    pub(super) fn skip_foreign(&mut self, record: &ProviderRecord, params: &Value) {
-        if let rpc::Kind::Request { id, .. } = rpc::classify(&record.message) {
+    pub(super) fn skip_foreign<J: JsonRead>(&mut self, record: Rec<'_, J>, params: &J) {
+        if let rpc::Kind::Request { id, .. } = rpc::classify(record.message) {
             self.rejected_requests.insert(id);
             return;
         }
         let Some(item) = params.get("item") else {
             return;
         };
-        let activity = item.get("agentThreadId").and_then(Value::as_str);
+        let activity = item.get("agentThreadId").and_then(J::as_str);
         let children: Vec<SessionId> = receivers(item)
             .chain(activity)
             .map(SessionId::from)

@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::trace::borrowed::JsonRead;
+
 use crate::ids::{RequestId, SessionId};
 
 /// A JSON-RPC id (string or integer), kept as its JSON text so `1` and `"1"` differ.
@@ -12,8 +14,8 @@ use crate::ids::{RequestId, SessionId};
 pub(super) struct RpcId(String);
 
 impl RpcId {
-    pub(super) fn from_value(v: &Value) -> Self {
-        Self(v.to_string())
+    pub(super) fn from_value(v: &impl JsonRead) -> Self {
+        Self(v.json_text())
     }
 
     /// The canonical request id: a number as its digits, a string as itself.
@@ -50,11 +52,12 @@ pub(super) enum ClientRequest {
 }
 
 /// The shape of one message.
-pub(super) enum Kind<'a> {
+pub(super) enum Kind<'a, J> {
     Request {
         id: RpcId,
         method: &'a str,
-        params: &'a Value,
+        /// Absent params read as `null`.
+        params: Option<&'a J>,
     },
     Response {
         id: RpcId,
@@ -62,20 +65,20 @@ pub(super) enum Kind<'a> {
     },
     Notification {
         method: &'a str,
-        params: &'a Value,
+        params: Option<&'a J>,
     },
     Invalid(&'static str),
 }
 
-static NO_PARAMS: Value = Value::Null;
-
-pub(super) fn classify(message: &Value) -> Kind<'_> {
-    let Some(obj) = message.as_object() else {
+pub(super) fn classify<J: JsonRead>(message: &J) -> Kind<'_, J> {
+    if !message.is_object() {
         return Kind::Invalid("the message is not a JSON object");
-    };
-    let id = obj.get("id").filter(|id| id.is_string() || id.is_number());
-    let method = obj.get("method").and_then(Value::as_str);
-    let params = obj.get("params").unwrap_or(&NO_PARAMS);
+    }
+    let id = message
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number());
+    let method = message.get("method").and_then(J::as_str);
+    let params = message.get("params");
     match (id, method) {
         (Some(id), Some(method)) => Kind::Request {
             id: RpcId::from_value(id),
@@ -83,11 +86,11 @@ pub(super) fn classify(message: &Value) -> Kind<'_> {
             params,
         },
         (None, Some(method)) => Kind::Notification { method, params },
-        (Some(id), None) if obj.contains_key("result") => Kind::Response {
+        (Some(id), None) if message.get("result").is_some() => Kind::Response {
             id: RpcId::from_value(id),
             ok: true,
         },
-        (Some(id), None) if obj.contains_key("error") => Kind::Response {
+        (Some(id), None) if message.get("error").is_some() => Kind::Response {
             id: RpcId::from_value(id),
             ok: false,
         },

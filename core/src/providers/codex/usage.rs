@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use crate::ids::{SessionId, TurnId};
 use crate::providers::Ctx;
@@ -41,11 +41,11 @@ impl Meter {
     }
 
     /// A `thread/tokenUsage/updated` of `thread`.
-    pub(super) fn report(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &Value) {
+    pub(super) fn report<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, thread: SessionId, params: &J) {
         let Some(total) = params.pointer("/tokenUsage/total").map(codex_usage) else {
             return;
         };
-        let provider_turn = params.get("turnId").and_then(Value::as_str);
+        let provider_turn = params.get("turnId").and_then(J::as_str);
         let state = self.threads.entry(thread.clone()).or_default();
         let growth = match &state.total {
             Some(before) => total.minus(before),
@@ -84,8 +84,8 @@ fn canonical_turn(
 /// A Codex `TokenUsageBreakdown` (`inputTokens` with `cachedInputTokens` and, in newer
 /// releases, `cacheWriteInputTokens` among them; `outputTokens` with
 /// `reasoningOutputTokens` among them) as canonical figures.
-pub(crate) fn codex_usage(v: &Value) -> Usage {
-    let n = |key: &str| v.get(key).and_then(Value::as_u64);
+pub(crate) fn codex_usage<J: JsonRead>(v: &J) -> Usage {
+    let n = |key: &str| v.get(key).and_then(J::as_u64);
     Usage {
         input_tokens: n("inputTokens"),
         output_tokens: n("outputTokens"),
