@@ -8,6 +8,9 @@
 //! (neither `at` nor `emittedAtMs`) is no such evidence and applies. A request that reuses an id on
 //! its direction without being such a repeat is a protocol fault: reported at its line,
 //! naming the first (`duplicate-request-id`), and not applied again.
+//!
+//! A capture writes its duplicate byte for byte, so a line is compared with the previous
+//! line's text (kept, not parsed again); a record pushed as data with the previous record.
 
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;

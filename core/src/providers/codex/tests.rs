@@ -383,6 +383,43 @@ fn records_equal_to_the_one_before_are_skipped_and_said_once() {
 }
 
 #[test]
+fn a_line_is_a_duplicate_only_byte_for_byte_and_a_record_pushed_as_data_when_equal() {
+    use crate::engine::{Engine, Options as EngineOptions};
+    use crate::providers::ProviderRecord;
+    let delta = r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"},"emittedAtMs":5}}"#;
+    // The same JSON written with other spacing is not a capture's duplicate: it applies.
+    let spaced = delta.replace(",\"emittedAtMs\"", ", \"emittedAtMs\"");
+    let r = run(&[START[0], START[1], delta, &spaced]);
+    assert!(rules(&r).is_empty(), "{:?}", r.findings);
+    let text = |r: &Replay| {
+        let session = r.snapshot().unwrap().session(&"R".into()).unwrap().clone();
+        session
+            .messages
+            .iter()
+            .map(|m| m.text.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(text(&r).last().map(String::as_str), Some("hihi"));
+    // Pushed as data, a record equal to the one before it is the duplicate.
+    let mut engine = Engine::new(EngineOptions::default());
+    engine
+        .push_line(
+            r#"{"lineage":"trace","format":"codex-app-server","version":1,"rootThreadId":"R"}"#,
+        )
+        .unwrap();
+    for line in START {
+        engine.push_line(line).unwrap();
+    }
+    let value: serde_json::Value = serde_json::from_str(delta).unwrap();
+    let record = ProviderRecord::new("server", value["message"].clone(), None);
+    engine.push_record(record.clone()).unwrap();
+    engine.push_record(record).unwrap();
+    let r = engine.finish().unwrap();
+    assert_eq!(rules(&r), ["5:duplicate-record"], "{:?}", r.findings);
+    assert_eq!(text(&r).last().map(String::as_str), Some("hi"));
+}
+
+#[test]
 fn a_trace_without_its_beginning_says_it_starts_mid_session() {
     let text = [
         r#"{"from":"server","message":{"method":"item/agentMessage/delta","params":{"threadId":"R","turnId":"tr1","itemId":"m","delta":"hi"}}}"#,
