@@ -247,7 +247,8 @@ impl<'de: 'a, 'a> Visitor<'de> for JsonVisitor<'a> {
         Ok(Json::Str(Cow::Owned(s)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'a>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+        // serde_json gives no size hint: start with room for a record's usual arrays.
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4).min(16));
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
@@ -262,7 +263,9 @@ impl<'de: 'a, 'a> Visitor<'de> for JsonVisitor<'a> {
             let text: String = map.next_value()?;
             return Ok(Json::Number(Cow::Owned(text)));
         }
-        let mut members = vec![(first, map.next_value()?)];
+        // Room for a record's usual objects, so members are not copied as they grow.
+        let mut members = Vec::with_capacity(8);
+        members.push((first, map.next_value()?));
         while let Some(Key(key)) = map.next_key()? {
             members.push((key, map.next_value()?));
         }
