@@ -875,15 +875,13 @@ impl Engine {
             Some(Arm::Acp(_)) => out.append(self.acp_line(line, text)),
             Some(Arm::Codex(_) | Arm::Claude(_)) => {
                 let format = self.format().unwrap_or(Format::CodexAppServer);
-                // A Codex record is read in place; anything that path does not accept
-                // takes the ordinary one, which reads and reports it.
-                if format == Format::CodexAppServer
-                    && let Some(record) = providers::LineRecord::decode(text, format)
-                {
+                // A record is read in place; anything that path does not accept takes the
+                // ordinary one, which reads and reports it.
+                if let Some(record) = providers::LineRecord::decode(text, format) {
                     let problem = record.at_problem.as_deref();
                     self.clock
                         .stamp(line, record.at, problem, &mut out.findings);
-                    out.append(self.codex_line(line, text, &record));
+                    out.append(self.record_in_place(line, text, &record));
                     return out;
                 }
                 match providers::parse_record(text, format) {
@@ -1008,19 +1006,18 @@ impl Engine {
                 adapter.remember(record.into_owned());
             }
             Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, &record);
-                while let Some((held_line, held)) = adapter.take_released() {
-                    adapter.record(&mut cx.relocate(held_line, held.at), &held);
-                }
+                adapter.record(&mut cx, record.view());
+                release_claude(adapter, &mut cx);
             }
             _ => {}
         }
         out
     }
 
-    /// A Codex record read in place from its line, as [`Engine::provider_record`] applies
-    /// a parsed one; the adapter keeps the line to tell a capture's duplicate of it.
-    fn codex_line(
+    /// A provider record read in place from its line, as [`Engine::provider_record`]
+    /// applies a parsed one; the Codex adapter keeps the line to tell a capture's
+    /// duplicate of it.
+    fn record_in_place(
         &mut self,
         line: usize,
         text: &str,
@@ -1032,10 +1029,17 @@ impl Engine {
         }
         let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out)
             .recording(self.options.record_events);
-        if let Some(Arm::Codex(adapter)) = &mut self.arm {
-            adapter.record(&mut cx, record.view(), Some(text));
-            release_codex(adapter, &mut cx);
-            adapter.remember_line(text);
+        match &mut self.arm {
+            Some(Arm::Codex(adapter)) => {
+                adapter.record(&mut cx, record.view(), Some(text));
+                release_codex(adapter, &mut cx);
+                adapter.remember_line(text);
+            }
+            Some(Arm::Claude(adapter)) => {
+                adapter.record(&mut cx, record.view());
+                release_claude(adapter, &mut cx);
+            }
+            _ => {}
         }
         out
     }
@@ -1063,6 +1067,13 @@ const CONDUCTOR_SKIPPED: &str = "conductor trace: events between the Client and 
 fn release_codex(adapter: &mut CodexAdapter, cx: &mut Ctx<'_>) {
     while let Some((held_line, held)) = adapter.take_released() {
         adapter.normalize(&mut cx.relocate(held_line, held.at), held.view());
+    }
+}
+
+/// Applies, in order, every record the Claude adapter released while it read one.
+fn release_claude(adapter: &mut ClaudeAdapter, cx: &mut Ctx<'_>) {
+    while let Some((held_line, held)) = adapter.take_released() {
+        adapter.record(&mut cx.relocate(held_line, held.at), held.view());
     }
 }
 

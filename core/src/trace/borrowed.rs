@@ -45,6 +45,8 @@ pub(crate) trait JsonRead: Sized {
     fn as_str(&self) -> Option<&str>;
     /// A number that is a non-negative integer below 2^64.
     fn as_u64(&self) -> Option<u64>;
+    /// A boolean.
+    fn as_bool(&self) -> Option<bool>;
     /// An array's items.
     fn items(&self) -> Option<&[Self]>;
     /// An object's members, in order (a repeated key once, with its last value).
@@ -83,6 +85,9 @@ impl JsonRead for Value {
     }
     fn as_u64(&self) -> Option<u64> {
         Value::as_u64(self)
+    }
+    fn as_bool(&self) -> Option<bool> {
+        Value::as_bool(self)
     }
     fn items(&self) -> Option<&[Self]> {
         self.as_array().map(Vec::as_slice)
@@ -137,6 +142,12 @@ impl JsonRead for Json<'_> {
     fn as_u64(&self) -> Option<u64> {
         match self {
             Json::Number(n) => n.parse().ok(),
+            _ => None,
+        }
+    }
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Bool(b) => Some(*b),
             _ => None,
         }
     }

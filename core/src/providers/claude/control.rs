@@ -19,12 +19,13 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Value, json};
+use crate::trace::borrowed::JsonRead;
+use serde_json::json;
 
 use super::{ClaudeAdapter, HOLD_LIMIT};
 use crate::finding::Code;
 use crate::ids::{Alias, SessionId, TurnId};
-use crate::providers::{Ctx, ProviderRecord};
+use crate::providers::{Ctx, Rec};
 use crate::tree::{Event, InteractionKind};
 
 /// What a host control request was.
@@ -88,16 +89,13 @@ impl CancelOp {
 
 impl ClaudeAdapter {
     /// A CLI `control_request`: `can_use_tool` (and elicitations) become interactions.
-    pub(super) fn permission(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
+    pub(super) fn permission<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, record: Rec<'_, J>) {
         let message = &record.message;
-        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+        let Some(request_id) = message.get("request_id").and_then(J::as_str) else {
             return;
         };
         let request = message.get("request");
-        let kind = match request
-            .and_then(|r| r.get("subtype"))
-            .and_then(Value::as_str)
-        {
+        let kind = match request.and_then(|r| r.get("subtype")).and_then(J::as_str) {
             Some("can_use_tool") => InteractionKind::Approval,
             Some("elicitation" | "request_user_dialog") => InteractionKind::Question,
             _ => {
@@ -109,9 +107,7 @@ impl ClaudeAdapter {
                 return;
             }
         };
-        let agent = request
-            .and_then(|r| r.get("agent_id"))
-            .and_then(Value::as_str);
+        let agent = request.and_then(|r| r.get("agent_id")).and_then(J::as_str);
         let owner = match agent {
             None => self.root.clone(),
             Some(agent) => {
@@ -133,10 +129,10 @@ impl ClaudeAdapter {
             .insert(request_id.to_owned(), owner.clone());
         let tool_use = request
             .and_then(|r| r.get("tool_use_id"))
-            .and_then(Value::as_str);
+            .and_then(J::as_str);
         let title = request
             .and_then(|r| r.get("title").or_else(|| r.get("tool_name")))
-            .and_then(Value::as_str);
+            .and_then(J::as_str);
         cx.emit(Event::InteractionRequested {
             session: owner,
             request: request_id.into(),
@@ -149,13 +145,13 @@ impl ClaudeAdapter {
 
     /// The callback can precede the child's own tool use: hold it until the agent id is
     /// bound, never give it to the root.
-    fn hold_permission(&mut self, cx: &mut Ctx<'_>, agent: &str, record: &ProviderRecord) {
+    fn hold_permission<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, agent: &str, record: Rec<'_, J>) {
         if self.held_count < HOLD_LIMIT {
             self.held_count += 1;
             self.held_permissions
                 .entry(agent.to_owned())
                 .or_default()
-                .push((cx.line(), record.clone()));
+                .push((cx.line(), record.to_owned_record()));
         } else {
             cx.finding(
                 Code::HeldEventsOverflow,
@@ -176,7 +172,7 @@ impl ClaudeAdapter {
     }
 
     /// The host answered a permission request.
-    pub(super) fn permission_answered(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn permission_answered<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let response = message.get("response");
         let Some(request_id) = answered_request(message) else {
             return;
@@ -190,12 +186,8 @@ impl ClaudeAdapter {
         };
         let answer = response
             .and_then(|r| r.pointer("/response/behavior"))
-            .and_then(Value::as_str)
-            .or_else(|| {
-                response
-                    .and_then(|r| r.get("subtype"))
-                    .and_then(Value::as_str)
-            })
+            .and_then(J::as_str)
+            .or_else(|| response.and_then(|r| r.get("subtype")).and_then(J::as_str))
             .map(String::from);
         cx.emit(Event::InteractionAnswered {
             session,
@@ -205,8 +197,8 @@ impl ClaudeAdapter {
     }
 
     /// The CLI no longer needs an answer (`control_cancel_request`): the provider resolved it.
-    pub(super) fn permission_withdrawn(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+    pub(super) fn permission_withdrawn<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        let Some(request_id) = message.get("request_id").and_then(J::as_str) else {
             return;
         };
         let Some(session) = self.interactions.get(request_id).cloned() else {
@@ -237,7 +229,7 @@ impl ClaudeAdapter {
 
     /// A held withdrawal: fallout of the interrupt when `message` answers one the trace
     /// lacks (the cancel supersedes the request), else the provider resolved it.
-    pub(super) fn settle_withdrawal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn settle_withdrawal<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some((session, request)) = self.withdrawn.take() else {
             return;
         };
@@ -253,21 +245,18 @@ impl ClaudeAdapter {
 
     /// A host control request: `interrupt` (the user's cancel of the root turn) or
     /// `stop_task` (a child-only cancel).
-    pub(super) fn host_control(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+    pub(super) fn host_control<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        let Some(request_id) = message.get("request_id").and_then(J::as_str) else {
             return;
         };
         self.host_requests.insert(request_id.to_owned());
         let request = message.get("request");
-        let target = match request
-            .and_then(|r| r.get("subtype"))
-            .and_then(Value::as_str)
-        {
+        let target = match request.and_then(|r| r.get("subtype")).and_then(J::as_str) {
             Some("interrupt") => self.root.clone(),
             Some("stop_task") => {
                 let task = request
                     .and_then(|r| r.get("task_id"))
-                    .and_then(Value::as_str)
+                    .and_then(J::as_str)
                     .unwrap_or_default();
                 let child = cx
                     .snapshot()
@@ -325,7 +314,7 @@ impl ClaudeAdapter {
     /// turn and every child agent owned by that turn"); the cancel then completes as any.
     /// An answer after the root turn settled (the capture showed its end first) cancels
     /// nothing and is not read.
-    pub(super) fn answered_interrupt(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn answered_interrupt<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some(id) = answered_request(message) else {
             return;
         };
@@ -360,7 +349,7 @@ impl ClaudeAdapter {
     }
 
     /// A CLI answer to a host request the trace never held: the capture is one-sided.
-    pub(super) fn note_missing_host_request(&mut self, line: usize, message: &Value) {
+    pub(super) fn note_missing_host_request<J: JsonRead>(&mut self, line: usize, message: &J) {
         if let Some(id) = answered_request(message)
             && !self.host_requests.contains(id)
         {
@@ -371,7 +360,7 @@ impl ClaudeAdapter {
 
     /// The CLI answered a host control request (answers to `initialize`, `set_model` …
     /// carry no tree fact).
-    pub(super) fn control_response(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn control_response<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let response = message.get("response");
         let Some(request_id) = answered_request(message) else {
             return;
@@ -379,10 +368,7 @@ impl ClaudeAdapter {
         let Some(HostControl::Cancel(target)) = self.host_controls.remove(request_id) else {
             return;
         };
-        let ok = response
-            .and_then(|r| r.get("subtype"))
-            .and_then(Value::as_str)
-            == Some("success");
+        let ok = response.and_then(|r| r.get("subtype")).and_then(J::as_str) == Some("success");
         let Some(op) = self.cancels.get_mut(&target) else {
             return;
         };
@@ -425,9 +411,9 @@ fn acknowledge_children(cx: &mut Ctx<'_>, targets: &[TurnId]) {
 }
 
 /// The `request_id` a `control_response` answers.
-fn answered_request(message: &Value) -> Option<&str> {
+fn answered_request<J: JsonRead>(message: &J) -> Option<&str> {
     message
         .get("response")
         .and_then(|r| r.get("request_id"))
-        .and_then(Value::as_str)
+        .and_then(J::as_str)
 }

@@ -9,7 +9,7 @@
 //! terminal parent tool result. An async/background Task does not settle from the launch
 //! tool result; it waits for the matching task lifecycle terminal."
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use super::ClaudeAdapter;
 use crate::finding::Code;
@@ -23,26 +23,25 @@ fn launches_subagent(name: &str) -> bool {
 }
 
 /// The text of a message content (a string, or the `text` blocks of an array).
-pub(super) fn text_of(content: Option<&Value>) -> Option<String> {
-    match content? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(blocks) => {
-            let parts: Vec<&str> = blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            (!parts.is_empty()).then(|| parts.join(""))
-        }
-        _ => None,
+pub(super) fn text_of<J: JsonRead>(content: Option<&J>) -> Option<String> {
+    let content = content?;
+    if let Some(s) = content.as_str() {
+        return Some(s.to_owned());
     }
+    let parts: Vec<&str> = content
+        .items()?
+        .iter()
+        .filter(|b| b.get("type").and_then(J::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(J::as_str))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(""))
 }
 
 impl ClaudeAdapter {
     /// The session a message belongs to: the root, or the child named by
     /// `parent_tool_use_id`. `None` (with a finding) when that child is unknown.
-    fn owner(&self, cx: &mut Ctx<'_>, message: &Value) -> Option<SessionId> {
-        match message.get("parent_tool_use_id").and_then(Value::as_str) {
+    fn owner<J: JsonRead>(&self, cx: &mut Ctx<'_>, message: &J) -> Option<SessionId> {
+        match message.get("parent_tool_use_id").and_then(J::as_str) {
             None => self.root.clone(),
             Some(parent) => {
                 let id = SessionId::from(parent);
@@ -58,7 +57,7 @@ impl ClaudeAdapter {
         }
     }
 
-    pub(super) fn assistant(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn assistant<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some(owner) = self.owner(cx, message) else {
             return;
         };
@@ -69,7 +68,7 @@ impl ClaudeAdapter {
             }
             return;
         }
-        if !is_root && let Some(agent) = message.get("agent_id").and_then(Value::as_str) {
+        if !is_root && let Some(agent) = message.get("agent_id").and_then(J::as_str) {
             self.bind_alias(cx, &owner, "agent", agent);
         }
         if !is_root {
@@ -77,17 +76,13 @@ impl ClaudeAdapter {
         }
         let blocks = message
             .pointer("/message/content")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
+            .and_then(J::items)
             .unwrap_or_default();
-        let message_id = message.pointer("/message/id").and_then(Value::as_str);
+        let message_id = message.pointer("/message/id").and_then(J::as_str);
         for block in blocks {
-            match block.get("type").and_then(Value::as_str) {
+            match block.get("type").and_then(J::as_str) {
                 Some("text") => {
-                    let text = block
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
+                    let text = block.get("text").and_then(J::as_str).unwrap_or_default();
                     cx.emit(Event::Message {
                         session: owner.clone(),
                         message: message_id.map(Into::into),
@@ -102,18 +97,15 @@ impl ClaudeAdapter {
     }
 
     /// A tool use on `owner`'s turn; an `Agent`/`Task` one also creates the child.
-    fn tool_use(&mut self, cx: &mut Ctx<'_>, owner: &SessionId, block: &Value) {
-        let Some(id) = block.get("id").and_then(Value::as_str) else {
+    fn tool_use<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, owner: &SessionId, block: &J) {
+        let Some(id) = block.get("id").and_then(J::as_str) else {
             return;
         };
-        let name = block
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = block.get("name").and_then(J::as_str).unwrap_or_default();
         let input = block.get("input");
         let description = input
             .and_then(|i| i.get("description"))
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(String::from);
         cx.emit(Event::ToolCallStarted {
             session: owner.clone(),
@@ -125,7 +117,7 @@ impl ClaudeAdapter {
             let child = SessionId::from(id);
             if input
                 .and_then(|i| i.get("run_in_background"))
-                .and_then(Value::as_bool)
+                .and_then(J::as_bool)
                 == Some(true)
             {
                 self.background.insert(child.clone());
@@ -143,36 +135,30 @@ impl ClaudeAdapter {
 
     /// Tool results (a `user` message from the CLI): each completes its tool call on the
     /// turn that started it; a subagent launch result is settlement evidence.
-    pub(super) fn tool_results(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn tool_results<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some(owner) = self.owner(cx, message) else {
             return;
         };
         let content = message.pointer("/message/content");
-        if let Some(text) = content.and_then(Value::as_str) {
+        if let Some(text) = content.and_then(J::as_str) {
             self.user_text(cx, &owner, message, text);
             return;
         }
-        let blocks = content
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let blocks = content.and_then(J::items).unwrap_or_default();
         for block in blocks {
-            if block.get("type").and_then(Value::as_str) == Some("text")
-                && let Some(text) = block.get("text").and_then(Value::as_str)
+            if block.get("type").and_then(J::as_str) == Some("text")
+                && let Some(text) = block.get("text").and_then(J::as_str)
             {
                 self.user_text(cx, &owner, message, text);
                 continue;
             }
-            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+            if block.get("type").and_then(J::as_str) != Some("tool_result") {
                 continue;
             }
-            let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+            let Some(id) = block.get("tool_use_id").and_then(J::as_str) else {
                 continue;
             };
-            let is_error = block
-                .get("is_error")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
+            let is_error = block.get("is_error").and_then(J::as_bool).unwrap_or(false);
             let child = SessionId::from(id);
             let launched = cx
                 .snapshot()
@@ -200,7 +186,13 @@ impl ClaudeAdapter {
     /// interrupt record in the root, or a child's input (the delegated prompt or later
     /// input as the child's transcript sees it; root user text is the host's own
     /// submission, already recorded).
-    fn user_text(&mut self, cx: &mut Ctx<'_>, owner: &SessionId, message: &Value, text: &str) {
+    fn user_text<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        owner: &SessionId,
+        message: &J,
+        text: &str,
+    ) {
         let is_child = Some(owner) != self.root.as_ref();
         if self.task_notice(cx, text, is_child) {
             return;
@@ -214,7 +206,7 @@ impl ClaudeAdapter {
         }
         cx.emit(Event::Message {
             session: owner.clone(),
-            message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+            message: message.get("uuid").and_then(J::as_str).map(Into::into),
             role: Role::User,
             text: text.to_owned(),
         });
@@ -222,27 +214,27 @@ impl ClaudeAdapter {
 
     /// The launch tool's result: the launch call completes on the parent's turn; a
     /// foreground child settles from it, a background one waits for its notification.
-    fn launch_result(
+    fn launch_result<J: JsonRead>(
         &mut self,
         cx: &mut Ctx<'_>,
         parent: &SessionId,
         child: &SessionId,
-        message: &Value,
-        block: &Value,
+        message: &J,
+        block: &J,
         is_error: bool,
     ) {
         // Seed, *Session And Turn Semantics*: a permission callback's agentID "resolves …
         // to the already-recorded child session and turn": the launch result names it too.
         if let Some(agent) = message
             .pointer("/tool_use_result/agentId")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .filter(|a| !a.is_empty())
         {
             self.bind_alias(cx, child, "agent", agent);
         }
         let status = message
             .pointer("/tool_use_result/status")
-            .and_then(Value::as_str);
+            .and_then(J::as_str);
         // An older CLI gives no structured status: fall back to what the launch input or
         // `task_started` said about backgrounding.
         let background = matches!(status, Some("async_launched" | "remote_launched"))
@@ -278,8 +270,8 @@ impl ClaudeAdapter {
         self.child_terminal(cx, child, outcome);
     }
 
-    pub(super) fn stream_event(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        match message.get("parent_tool_use_id").and_then(Value::as_str) {
+    pub(super) fn stream_event<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        match message.get("parent_tool_use_id").and_then(J::as_str) {
             None => {
                 self.root_output(cx, "stream event", true);
             }
@@ -291,7 +283,7 @@ impl ClaudeAdapter {
 /// Root output of a continuation that came after the root turn settled: not attached to
 /// that turn (a settled root turn never reopens), but what it says is reported, never
 /// dropped in silence.
-fn late_continuation(cx: &mut Ctx<'_>, message: &Value) {
+fn late_continuation<J: JsonRead>(cx: &mut Ctx<'_>, message: &J) {
     let said = text_of(message.pointer("/message/content"))
         .map(|t| {
             let mut cut: String = t.chars().take(200).collect();
@@ -325,25 +317,25 @@ fn interrupt_marker_after_cancel(cx: &Ctx<'_>, child: &SessionId, text: &str) ->
 /// 2.1.328 answers an interrupted launch with `tool_use_result: "User rejected tool use"`
 /// and `tool_result_meta[{id, non_execution_kind: "user-rejected"}]`, after the task's
 /// `stopped` notification: cancellation fallout, not a failure of the child.
-fn user_rejected(message: &Value, tool_use: &SessionId) -> bool {
+fn user_rejected<J: JsonRead>(message: &J, tool_use: &SessionId) -> bool {
     let marked = message
         .get("tool_result_meta")
-        .and_then(Value::as_array)
+        .and_then(J::items)
         .is_some_and(|meta| {
             meta.iter().any(|m| {
-                m.get("id").and_then(Value::as_str) == Some(tool_use.as_str())
-                    && m.get("non_execution_kind").and_then(Value::as_str) == Some("user-rejected")
+                m.get("id").and_then(J::as_str) == Some(tool_use.as_str())
+                    && m.get("non_execution_kind").and_then(J::as_str) == Some("user-rejected")
             })
         });
-    marked
-        || message.get("tool_use_result").and_then(Value::as_str) == Some("User rejected tool use")
+    marked || message.get("tool_use_result").and_then(J::as_str) == Some("User rejected tool use")
 }
 
 /// Does a tool result say the user interrupted it (`user_interrupt`, "interrupted")?
-fn mentions_interrupt(block: &Value) -> bool {
+fn mentions_interrupt<J: JsonRead>(block: &J) -> bool {
     let text = match block.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
+        Some(content) => content
+            .as_str()
+            .map_or_else(|| content.json_text(), str::to_owned),
         None => String::new(),
     };
     text.contains("user_interrupt")

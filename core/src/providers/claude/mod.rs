@@ -25,7 +25,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::Value;
 
-use super::{Ctx, ProviderRecord};
+use crate::trace::borrowed::JsonRead;
+
+use super::{Ctx, ProviderRecord, Rec};
 use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
 use crate::tree::{Event, Outcome, ProviderPhase, Snapshot};
@@ -99,9 +101,9 @@ impl ClaudeAdapter {
     }
 
     /// Normalizes one record.
-    pub fn record(&mut self, cx: &mut Ctx<'_>, record: &ProviderRecord) {
-        let message = &record.message;
-        let Some(kind) = message.get("type").and_then(Value::as_str) else {
+    pub fn record<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, record: Rec<'_, J>) {
+        let message = record.message;
+        let Some(kind) = message.get("type").and_then(J::as_str) else {
             cx.finding(
                 Code::MalformedRecord,
                 "not a valid claude-sdk message: no string `type`".into(),
@@ -111,18 +113,19 @@ impl ClaudeAdapter {
         if self.root.is_none() {
             let session_id = message
                 .get("session_id")
-                .and_then(Value::as_str)
+                .and_then(J::as_str)
                 .filter(|s| !s.is_empty());
-            match (record.from.as_str(), session_id) {
+            match (record.from, session_id) {
                 ("cli", Some(id)) => {
                     // The held records come first, then this one again with its root known.
                     self.create_root(cx, id);
-                    self.released.push_back((cx.line(), record.clone()));
+                    self.released
+                        .push_back((cx.line(), record.to_owned_record()));
                     return;
                 }
                 _ => {
                     if self.pre_root.len() < HOLD_LIMIT {
-                        self.pre_root.push((cx.line(), record.clone()));
+                        self.pre_root.push((cx.line(), record.to_owned_record()));
                     } else {
                         cx.finding(
                             Code::HeldEventsOverflow,
@@ -136,7 +139,7 @@ impl ClaudeAdapter {
             }
         }
         self.settle_withdrawal(cx, message);
-        match (record.from.as_str(), kind) {
+        match (record.from, kind) {
             ("cli", "system") => self.system(cx, message),
             ("cli", "assistant") => self.assistant(cx, message),
             ("cli", "user") => self.tool_results(cx, message),
@@ -325,8 +328,8 @@ impl ClaudeAdapter {
         });
     }
 
-    fn system(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        match message.get("subtype").and_then(Value::as_str) {
+    fn system<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        match message.get("subtype").and_then(J::as_str) {
             // An init at startup (before any submission) opens nothing; later ones begin
             // a provider turn (a continuation when the root turn is still active).
             Some("init") if self.root_turn_active(cx) || self.stale => {
@@ -340,7 +343,7 @@ impl ClaudeAdapter {
         }
     }
 
-    fn result(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    fn result<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let attached = self.root_output(cx, "result", false);
         // The root agent's calls count on its last turn even when their output is dropped
         // (a follow-up after the turn settled): usage is accounting, not lifecycle.
@@ -350,10 +353,10 @@ impl ClaudeAdapter {
             self.continuation_due = false;
             return;
         }
-        let success = message.get("subtype").and_then(Value::as_str) == Some("success")
+        let success = message.get("subtype").and_then(J::as_str) == Some("success")
             && !message
                 .get("is_error")
-                .and_then(Value::as_bool)
+                .and_then(J::as_bool)
                 .unwrap_or(false);
         let outcome = if success {
             Outcome::Completed
@@ -364,8 +367,8 @@ impl ClaudeAdapter {
             .then(|| {
                 message
                     .get("result")
-                    .and_then(Value::as_str)
-                    .or_else(|| message.get("subtype").and_then(Value::as_str))
+                    .and_then(J::as_str)
+                    .or_else(|| message.get("subtype").and_then(J::as_str))
                     .map(String::from)
             })
             .flatten();
@@ -387,7 +390,7 @@ impl ClaudeAdapter {
         }
     }
 
-    fn user_submitted(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    fn user_submitted<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some(root) = self.root.clone() else {
             return;
         };
@@ -398,7 +401,7 @@ impl ClaudeAdapter {
         let text = messages::text_of(message.pointer("/message/content"));
         cx.emit(Event::UserSubmitted {
             session: root,
-            message: message.get("uuid").and_then(Value::as_str).map(Into::into),
+            message: message.get("uuid").and_then(J::as_str).map(Into::into),
             text,
         });
     }

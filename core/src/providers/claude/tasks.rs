@@ -12,6 +12,8 @@
 
 use serde_json::Value;
 
+use crate::trace::borrowed::JsonRead;
+
 use super::ClaudeAdapter;
 use crate::finding::Code;
 use crate::ids::{Alias, SessionId};
@@ -21,15 +23,15 @@ use crate::tree::{Event, Outcome};
 impl ClaudeAdapter {
     /// The child a task event names: by `tool_use_id` (the child's own id) or by its
     /// bound task id. `None` for task-system work and unknown tasks.
-    fn task_child(&self, cx: &Ctx<'_>, message: &Value) -> Option<SessionId> {
+    fn task_child<J: JsonRead>(&self, cx: &Ctx<'_>, message: &J) -> Option<SessionId> {
         let snapshot = cx.snapshot();
-        if let Some(tool_use) = message.get("tool_use_id").and_then(Value::as_str) {
+        if let Some(tool_use) = message.get("tool_use_id").and_then(J::as_str) {
             let id = SessionId::from(tool_use);
             if snapshot.session(&id).is_some_and(|s| s.relation.is_some()) {
                 return Some(id);
             }
         }
-        let task = message.get("task_id").and_then(Value::as_str)?;
+        let task = message.get("task_id").and_then(J::as_str)?;
         snapshot.resolve_alias(&Alias::new("task", task)).cloned()
     }
 
@@ -48,11 +50,11 @@ impl ClaudeAdapter {
         }
     }
 
-    pub(super) fn task_started(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        let Some(task) = message.get("task_id").and_then(Value::as_str) else {
+    pub(super) fn task_started<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        let Some(task) = message.get("task_id").and_then(J::as_str) else {
             return;
         };
-        let task_type = message.get("task_type").and_then(Value::as_str);
+        let task_type = message.get("task_type").and_then(J::as_str);
         let child = match self.task_child(cx, message) {
             Some(child) => child,
             None if task_type == Some("local_agent") => match self.recreate_child(cx, message) {
@@ -83,11 +85,11 @@ impl ClaudeAdapter {
                 session: child.clone(),
             });
         }
-        if message.get("is_backgrounded").and_then(Value::as_bool) == Some(true) {
+        if message.get("is_backgrounded").and_then(J::as_bool) == Some(true) {
             self.background.insert(child.clone());
         }
         // A more specific description updates the title; it never creates another child.
-        if let Some(description) = message.get("description").and_then(Value::as_str)
+        if let Some(description) = message.get("description").and_then(J::as_str)
             && !description.is_empty()
             && cx
                 .snapshot()
@@ -105,10 +107,10 @@ impl ClaudeAdapter {
 
     /// Does this `task_started` continue a child whose last turn ended, under another
     /// tool use than the one that launched it?
-    fn is_continuation(&self, cx: &Ctx<'_>, child: &SessionId, message: &Value) -> bool {
+    fn is_continuation<J: JsonRead>(&self, cx: &Ctx<'_>, child: &SessionId, message: &J) -> bool {
         let other_tool_use = message
             .get("tool_use_id")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .is_some_and(|t| t != child.as_str());
         other_tool_use
             && cx
@@ -121,9 +123,9 @@ impl ClaudeAdapter {
     /// A `local_agent` task whose launching tool use this trace never showed: recreated
     /// from its explicit identity (its `tool_use_id`), under the task that launched it or
     /// the root. Without a tool use id there is no identity to recreate.
-    fn recreate_child(&mut self, cx: &mut Ctx<'_>, message: &Value) -> Option<SessionId> {
-        let tool_use = message.get("tool_use_id").and_then(Value::as_str)?;
-        let parent = match message.get("parent_task_id").and_then(Value::as_str) {
+    fn recreate_child<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) -> Option<SessionId> {
+        let tool_use = message.get("tool_use_id").and_then(J::as_str)?;
+        let parent = match message.get("parent_task_id").and_then(J::as_str) {
             Some(parent_task) => cx
                 .snapshot()
                 .resolve_alias(&Alias::new("task", parent_task))
@@ -138,14 +140,14 @@ impl ClaudeAdapter {
             tool_call: Some(tool_use.into()),
             title: message
                 .get("description")
-                .and_then(Value::as_str)
+                .and_then(J::as_str)
                 .map(String::from),
             aliases: vec![Alias::new("tool_use", tool_use)],
         });
         (!step.rejected()).then_some(child) // created, or already there (a note)
     }
 
-    pub(super) fn task_progress(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn task_progress<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let Some(child) = self.task_child(cx, message) else {
             return; // task-system progress is not child activity
         };
@@ -163,7 +165,7 @@ impl ClaudeAdapter {
         self.child_activity(cx, &child);
     }
 
-    pub(super) fn task_notification(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn task_notification<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         // The CLI answers every task notification that reaches the root with a model turn
         // of its own (real 2.1.328: after a background agent finished or was stopped, after
         // a background Bash exited). When the root turn is still active that turn joins it;
@@ -178,7 +180,7 @@ impl ClaudeAdapter {
     /// or failure makes that follow-up a continuation of the root turn (seed, *Claude
     /// Code SDK Mapping*: "A continuation caused by a child task notification is another
     /// root provider turn attached to the same canonical root WorkspaceAgentTurn").
-    fn expect_follow_up(&mut self, cx: &Ctx<'_>, message: &Value) {
+    fn expect_follow_up<J: JsonRead>(&mut self, cx: &Ctx<'_>, message: &J) {
         let child = self.task_child(cx, message);
         if child.as_ref().is_some_and(|c| !self.background.contains(c)) {
             return;
@@ -186,8 +188,8 @@ impl ClaudeAdapter {
         self.follow_up_due = true;
         let status = message
             .get("status")
-            .and_then(Value::as_str)
-            .or_else(|| message.pointer("/patch/status").and_then(Value::as_str));
+            .and_then(J::as_str)
+            .or_else(|| message.pointer("/patch/status").and_then(J::as_str));
         if child.is_some() && matches!(status, Some("completed" | "failed")) {
             self.continuation_due = true;
         }
@@ -224,10 +226,10 @@ impl ClaudeAdapter {
     }
 
     /// A task's terminal report (a notification, or a terminal `task_updated` patch).
-    fn task_terminal(&mut self, cx: &mut Ctx<'_>, message: &Value) {
+    fn task_terminal<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
         let task = message
             .get("task_id")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .unwrap_or_default();
         let Some(child) = self.task_child(cx, message) else {
             if !self.system_tasks.contains(task) {
@@ -237,7 +239,7 @@ impl ClaudeAdapter {
             }
             return;
         };
-        match message.get("status").and_then(Value::as_str) {
+        match message.get("status").and_then(J::as_str) {
             Some("completed") => self.background_terminal(cx, &child, Outcome::Completed),
             Some("failed") => self.background_terminal(cx, &child, Outcome::Failed),
             Some("stopped") => self.stop_evidence(cx, &child),
@@ -253,8 +255,8 @@ impl ClaudeAdapter {
     /// outcome adds nothing). Seed, *Claude Code SDK Mapping*: "Completion comes from
     /// child result, task notification, or SDK completion hooks"; a `killed` one is a
     /// stop ("A stopped task terminal is the exception").
-    pub(super) fn task_updated(&mut self, cx: &mut Ctx<'_>, message: &Value) {
-        let status = match message.pointer("/patch/status").and_then(Value::as_str) {
+    pub(super) fn task_updated<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        let status = match message.pointer("/patch/status").and_then(J::as_str) {
             Some("killed") => "stopped",
             Some(status @ ("completed" | "failed")) => status,
             _ => return, // pending, running, paused, or no status: no terminal

@@ -18,7 +18,7 @@
 //! Anthropic's `input_tokens` leaves out the cache's tokens; the canonical input figure
 //! includes them (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`).
 
-use serde_json::Value;
+use crate::trace::borrowed::JsonRead;
 
 use super::ClaudeAdapter;
 use crate::ids::SessionId;
@@ -28,7 +28,7 @@ use crate::tree::{Event, Usage};
 impl ClaudeAdapter {
     /// A root `result`'s usage, added to the root's last turn (the one it ends, or the
     /// settled one a cancel or a dropped follow-up came after).
-    pub(super) fn result_usage(&self, cx: &mut Ctx<'_>, message: &Value) {
+    pub(super) fn result_usage<J: JsonRead>(&self, cx: &mut Ctx<'_>, message: &J) {
         let Some(usage) = message.get("usage").map(|u| anthropic_usage(u, true)) else {
             return;
         };
@@ -39,14 +39,19 @@ impl ClaudeAdapter {
 
     /// A child's `assistant` line: its message's input figures, added to the child's
     /// last turn the first time the message id is seen in a row.
-    pub(super) fn child_usage(&mut self, cx: &mut Ctx<'_>, child: &SessionId, message: &Value) {
+    pub(super) fn child_usage<J: JsonRead>(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        child: &SessionId,
+        message: &J,
+    ) {
         let Some(usage) = message
             .pointer("/message/usage")
             .map(|u| anthropic_usage(u, false))
         else {
             return;
         };
-        let id = message.pointer("/message/id").and_then(Value::as_str);
+        let id = message.pointer("/message/id").and_then(J::as_str);
         if let Some(id) = id {
             if self.counted.get(child).is_some_and(|last| last == id) {
                 return; // another content block of a message already counted
@@ -73,8 +78,8 @@ fn add_to_last_turn(cx: &mut Ctx<'_>, session: &SessionId, usage: Usage) {
 
 /// An Anthropic `usage` object as canonical figures; `output` takes the output counts
 /// (a `result`'s are final, an `assistant` line's are not).
-pub(super) fn anthropic_usage(v: &Value, output: bool) -> Usage {
-    let n = |key: &str| v.get(key).and_then(Value::as_u64);
+pub(super) fn anthropic_usage<J: JsonRead>(v: &J, output: bool) -> Usage {
+    let n = |key: &str| v.get(key).and_then(J::as_u64);
     let (uncached, read, created) = (
         n("input_tokens"),
         n("cache_read_input_tokens"),
@@ -95,7 +100,7 @@ pub(super) fn anthropic_usage(v: &Value, output: bool) -> Usage {
         cache_creation_input_tokens: created,
         reasoning_output_tokens: v
             .pointer("/output_tokens_details/thinking_tokens")
-            .and_then(Value::as_u64)
+            .and_then(J::as_u64)
             .filter(|_| output),
     }
 }
