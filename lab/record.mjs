@@ -2,7 +2,8 @@
 // Re-records the real traces: every scenario of every program under programs/, each run
 // against the scripted model in a loopback-only network namespace, written to
 // traces/real/<program>/<scenario>.jsonl with a header naming the provider, its version
-// and the scenario, and what the scenario expects.
+// and the scenario, and what the scenario expects. A version other than the program's
+// first recorded one (FIRST below) writes traces/real/<program>@<version>/ instead.
 //
 //   node lab/record.mjs                 # everything
 //   node lab/record.mjs codex           # one program
@@ -14,7 +15,8 @@
 // and `run` gets ctx = { trace, home (a fresh directory), bin(name), version, log(file),
 // lineage (the lineage binary), out (traces/real), native, keep(from, to), note(text) }.
 //
-// The native files of the same run go to traces/real-native/<program>/<scenario>/:
+// The native files of the same run go to traces/real-native/<program>/<scenario>/ (or
+// <program>@<version>/, as above):
 // `ctx.keep(from, to)` copies the directory `from` (relative to home) to `to` in that
 // folder once the scenario succeeded, before home is deleted (byte for byte, layout
 // kept); `ctx.native` is that folder's staging directory, for files the driver writes
@@ -31,6 +33,19 @@ import { Trace } from "./lib/trace.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, "..", "traces", "real");
 const nativeOut = path.join(here, "..", "traces", "real-native");
+
+/**
+ * The versions whose recordings sit in traces/real/<program>/ and
+ * traces/real-native/<program>/ (the first the lab recorded). A run of any other version
+ * writes traces/real/<program>@<version>/ (and real-native/<program>@<version>/) beside
+ * them, so a provider upgrade reads as `diff -r traces/real/codex traces/real/codex@0.171.0`.
+ */
+const FIRST = { codex: "0.169.0", "claude-code": "2.1.328", "claude-agent-acp": "0.101.0", "codex-acp": "2.6.0" };
+
+/** The folder (under traces/real and traces/real-native) of a program's run at `version`. */
+function folder(program, version) {
+  return FIRST[program] === version ? program : `${program}@${version}`;
+}
 
 function version(pkg) {
   const file = path.join(here, "node_modules", pkg, "package.json");
@@ -65,7 +80,7 @@ function filesUnder(dir) {
  * Fills the staging folder `native` from `home` (the kept directories) and `notes`, then
  * puts it in place of traces/real-native/<program>/<scenario>/.
  */
-function saveNative(program, scenario, home, native, keeps, notes) {
+function saveNative(program, scenario, home, native, keeps, notes, dir) {
   for (const { from, to } of keeps) {
     const src = path.join(home, from);
     if (!filesUnder(src).length) {
@@ -79,7 +94,7 @@ function saveNative(program, scenario, home, native, keeps, notes) {
     const text = [`# ${program.name}/${scenario.name}: native files`, "", ...notes.map((n) => `- ${n}`), ""].join("\n");
     fs.writeFileSync(path.join(native, "NOTES.md"), text);
   }
-  const dest = path.join(nativeOut, program.name, scenario.name);
+  const dest = path.join(nativeOut, dir, scenario.name);
   fs.rmSync(dest, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   fs.cpSync(native, dest, { recursive: true });
@@ -115,7 +130,8 @@ async function runOne(program, scenario) {
     const fields = await Promise.race([scenario.run(ctx), timeout]);
     // what the program left in its home, for review (not committed)
     fs.writeFileSync(ctx.log("home.txt"), filesUnder(home).map((f) => `${fs.statSync(path.join(home, f)).size}\t${f}`).join("\n") + "\n");
-    const file = path.join(out, program.name, `${scenario.name}.jsonl`);
+    const dir = folder(program.name, ctx.version);
+    const file = path.join(out, dir, `${scenario.name}.jsonl`);
     trace.write(file, {
       format: program.format,
       ...fields?.formatFields,
@@ -126,7 +142,7 @@ async function runOne(program, scenario) {
       ...fields?.header,
     });
     console.log(`recorded ${path.relative(process.cwd(), file)} (${trace.records.length} records)`);
-    saveNative(program, scenario, home, native, keeps, notes);
+    saveNative(program, scenario, home, native, keeps, notes, dir);
     return true;
   } catch (e) {
     console.error(`FAILED ${program.name}/${scenario.name}: ${e?.stack ?? e}`);

@@ -26,6 +26,65 @@ use lineage_core::engine::{Engine, Options as EngineOptions, Replay};
 use lineage_core::{Level, SessionId, Snapshot, TurnId};
 use serde_json::Value;
 
+/// A program's recording folders under `traces/<base>` (`real` or `real-native`): the
+/// lab's first pinned version in `<base>/<program>`, then every later pin's recordings of
+/// the same scenarios in `<base>/<program>@<version>` beside it (see `lab/README.md`), in
+/// name order. A provider upgrade is the difference between two of these folders.
+pub fn versions(base: &str, program: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(base);
+    let prefix = format!("{program}@");
+    let mut later: Vec<String> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .filter_map(|e| e.file_name().to_str().map(String::from))
+                .filter(|name| name.starts_with(&prefix))
+                .map(|name| format!("{base}/{name}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    later.sort();
+    let mut all = vec![format!("{base}/{program}")];
+    all.extend(later);
+    all
+}
+
+/// Every run folder of a program's native files, in each version's folder in turn
+/// (`real-native/<program>/<run>/`, then `real-native/<program>@<version>/<run>/`).
+#[allow(clippy::panic)] // a test helper: an unreadable corpus folder is a failed test
+pub fn native_runs(program: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for dir in versions("real-native", program) {
+        let mut runs: Vec<PathBuf> = std::fs::read_dir(root.join(&dir))
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        runs.sort();
+        all.extend(runs);
+    }
+    all
+}
+
+/// The enveloped trace of the run whose native files are in `run`
+/// (`real-native/<folder>/<run>/` → `real/<folder>/<run>.jsonl`).
+pub fn enveloped_path(run: &Path) -> PathBuf {
+    let name = run
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let folder = run
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("real")
+        .join(folder)
+        .join(format!("{name}.jsonl"))
+}
+
 /// Every `*.jsonl` file of `traces/<dir>`, sorted.
 pub fn corpus(dir: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);

@@ -126,13 +126,10 @@ fn corpus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 fn folding_the_changes_of_every_corpus_trace_rebuilds_its_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in [
-        "canonical",
-        "codex",
-        "claude",
-        "real/codex",
-        "real/claude-code",
-    ] {
+    let mut dirs: Vec<String> = ["canonical", "codex", "claude"].map(String::from).to_vec();
+    dirs.extend(lineage_traces::versions("real", "codex"));
+    dirs.extend(lineage_traces::versions("real", "claude-code"));
+    for dir in dirs {
         corpus_files(&root.join(dir), &mut files);
     }
     // The real programs' own output, without lineage's envelope or a header.
@@ -151,17 +148,9 @@ fn folding_the_changes_of_every_corpus_trace_rebuilds_its_snapshot() {
     assert_eq!(folded, files.len(), "every trace of a tree format folds");
 }
 
+/// Every run of the program's native files, each version's folder included.
 fn runs(program: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("real-native")
-        .join(program);
-    let mut runs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    runs.sort();
-    runs
+    lineage_traces::native_runs(program)
 }
 
 /// The files the real programs keep (Codex rollouts, Claude Code transcripts), read as

@@ -1,7 +1,8 @@
 //! Detection by vocabulary: a trace without its header line is told by its methods and
 //! shapes, never by `"jsonrpc"` alone.
 //!
-//! - Every real Codex app-server capture (`traces/real/codex/`) replays to the same tree
+//! - Every real Codex app-server capture (`traces/real/codex/` and each later version's
+//!   `traces/real/codex@<version>/`) replays to the same tree
 //!   without its header: its client sends `"jsonrpc":"2.0"` like an ACP Client, but its
 //!   `initialize` carries `clientInfo` and no `protocolVersion`, and its methods are
 //!   `thread/*`, `turn/*`, `item/*`. None of these headers names a `rootThreadId`, so the
@@ -20,7 +21,7 @@ use lineage_core::finding::Code;
 use lineage_core::render::json;
 use lineage_core::replay::{Options, replay};
 use lineage_core::trace::Format;
-use lineage_traces::corpus;
+use lineage_traces::{corpus, versions};
 use serde_json::{Value, json};
 
 /// `(rule, severity, line)` of every diagnostic, lines shifted by `shift`.
@@ -41,7 +42,10 @@ fn located(view: &Value, shift: u64) -> Vec<Value> {
 
 #[test]
 fn every_real_codex_trace_gives_the_same_tree_without_its_header() {
-    let traces = corpus("real/codex");
+    let traces: Vec<_> = versions("real", "codex")
+        .iter()
+        .flat_map(|dir| corpus(dir))
+        .collect();
     assert!(traces.len() >= 19, "the real Codex corpus: {traces:?}");
     for path in traces {
         let text = std::fs::read_to_string(&path).unwrap();

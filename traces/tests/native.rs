@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use lineage_core::Severity;
 use lineage_core::engine::Replay;
-use lineage_traces::{replay_text, shape};
+use lineage_traces::{enveloped_path, replay_text, shape, versions};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -24,26 +24,14 @@ fn replay(text: &str) -> Replay {
     replay_text(text, None)
 }
 
+/// Every run of the program's native files, each version's folder included.
 fn runs(program: &str) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native").join(program))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
+    lineage_traces::native_runs(program)
 }
 
-fn enveloped(program: &str, run: &Path) -> Replay {
-    let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(
-        root()
-            .join("real")
-            .join(program)
-            .join(format!("{name}.jsonl")),
-    )
-    .unwrap();
-    replay(&text)
+/// The enveloped trace of the same run (`real/<folder>/<run>.jsonl`).
+fn enveloped(run: &Path) -> Replay {
+    replay(&std::fs::read_to_string(enveloped_path(run)).unwrap())
 }
 
 #[test]
@@ -54,12 +42,7 @@ fn claude_stream_json_of_both_pipes_replays_like_the_enveloped_trace() {
         let both = std::fs::read_to_string(run.join("both.jsonl")).unwrap();
         let native = replay(&both);
         assert_eq!(native.format.to_string(), "claude-sdk", "{}", run.display());
-        assert_eq!(
-            shape(&native),
-            shape(&enveloped("claude-code", &run)),
-            "{}",
-            run.display()
-        );
+        assert_eq!(shape(&native), shape(&enveloped(&run)), "{}", run.display());
     }
 }
 
@@ -68,7 +51,7 @@ fn claude_stdout_alone_replays_the_same_sessions() {
     for run in runs("claude-code") {
         let stdout = std::fs::read_to_string(run.join("stdout.jsonl")).unwrap();
         let native = replay(&stdout);
-        let full = enveloped("claude-code", &run);
+        let full = enveloped(&run);
         let ids = |r: &Replay| -> Vec<(Value, Value)> {
             shape(r)["sessions"]
                 .as_array()
@@ -85,8 +68,9 @@ fn claude_stdout_alone_replays_the_same_sessions() {
         // cannot tell it from the CLI's own stops and the root ends `completed`.
         let mut expected = turns(&full);
         if run.ends_with("18-interrupt-with-background-children") {
+            let root = format!("{}#1", shape(&full)["sessions"][0]["id"].as_str().unwrap());
             for turn in &mut expected {
-                if turn.0.as_str() == Some("485a5d81-ca9c-4596-a236-d4836595302d#1") {
+                if turn.0.as_str() == Some(root.as_str()) {
                     assert_eq!(turn.2, "canceled");
                     turn.2 = Value::from("completed");
                 }
@@ -129,8 +113,11 @@ fn unenveloped(text: &str) -> String {
 #[test]
 fn json_rpc_lines_of_both_directions_replay_like_the_enveloped_trace() {
     let mut checked = 0;
-    for program in ["codex", "codex-acp", "claude-agent-acp"] {
-        for path in lineage_traces::corpus(&format!("real/{program}")) {
+    let dirs = ["codex", "codex-acp", "claude-agent-acp"]
+        .iter()
+        .flat_map(|program| versions("real", program));
+    for dir in dirs {
+        for path in lineage_traces::corpus(&dir) {
             let text = std::fs::read_to_string(&path).unwrap();
             if text.contains(r#""from":"transport""#) {
                 continue; // a restart is not in the lines a proxy of one process writes

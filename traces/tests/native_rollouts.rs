@@ -9,29 +9,16 @@ use std::path::{Path, PathBuf};
 
 use lineage_core::engine::{Engine, Options, Replay};
 use lineage_core::native;
-use lineage_traces::{native_files, replay_text, shape};
+use lineage_traces::{enveloped_path, native_files, replay_text, shape};
 use serde_json::Value;
 
-fn root_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
+/// Every run of the Codex native files, each version's folder included.
 fn runs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root_dir().join("real-native/codex"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
+    lineage_traces::native_runs("codex")
 }
 
-/// The app-server trace of the same run; with several root threads on its connection,
-/// the tree of `root` alone (as `replay --session` shows it).
 fn enveloped(run: &Path, root: Option<&str>) -> Replay {
-    let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let text =
-        std::fs::read_to_string(root_dir().join(format!("real/codex/{name}.jsonl"))).unwrap();
+    let text = std::fs::read_to_string(enveloped_path(run)).unwrap();
     let Some(root) = root else {
         return replay_text(&text, None);
     };

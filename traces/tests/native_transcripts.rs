@@ -12,21 +12,19 @@ use std::path::{Path, PathBuf};
 use lineage_core::engine::Replay;
 use lineage_core::native::{self, File};
 use lineage_core::render;
-use lineage_traces::{native_files, replay_text, shape};
+use lineage_traces::{corpus, enveloped_path, native_files, replay_text, shape, versions};
 use serde_json::{Value, json};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
+/// Every run with a project folder, each version's folder included.
 fn runs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native/claude-code"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    lineage_traces::native_runs("claude-code")
+        .into_iter()
         .filter(|p| p.join("projects").is_dir())
-        .collect();
-    dirs.sort();
-    dirs
+        .collect()
 }
 
 fn project_files(run: &Path) -> Vec<File> {
@@ -34,15 +32,7 @@ fn project_files(run: &Path) -> Vec<File> {
 }
 
 fn enveloped(run: &Path) -> Replay {
-    let name = run.file_name().unwrap().to_string_lossy().into_owned();
-    let path = root()
-        .join("real/claude-code")
-        .join(format!("{name}.jsonl"));
-    replay_text(&std::fs::read_to_string(path).unwrap(), None)
-}
-
-fn name(run: &Path) -> String {
-    run.file_name().unwrap().to_string_lossy().into_owned()
+    replay_text(&std::fs::read_to_string(enveloped_path(run)).unwrap(), None)
 }
 
 /// Sets `shape`'s value at `pointer` to `to`, checking it was `from`: a stated difference
@@ -53,41 +43,100 @@ fn change(shape: &mut Value, pointer: &str, from: Value, to: Value) {
     *slot = to;
 }
 
+/// The permission requests of the run's stream-json trace: request id → the tool use it
+/// asked about.
+fn permission_tool_uses(run: &Path) -> Vec<(Value, String)> {
+    let text = std::fs::read_to_string(enveloped_path(run)).unwrap();
+    text.lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["message"]["request"]["subtype"] == "can_use_tool")
+        .map(|r| {
+            let m = &r["message"];
+            (
+                m["request_id"].clone(),
+                m["request"]["tool_use_id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A permission the host answered: the transcript keeps the user's decision on the tool
+/// result (`permissionDecision.source: user_temporary`) but not the CLI's request id, so
+/// the reader names the request after the tool use.
+fn answered_named_after_the_tool_use(run: &Path, stream: &mut Value) {
+    let asked = permission_tool_uses(run);
+    assert!(!asked.is_empty(), "{}", run.display());
+    for (request, tool_use) in asked {
+        let k = stream["interactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|i| i[1] == request)
+            .unwrap();
+        assert_eq!(stream["interactions"][k][2], "answered");
+        change(
+            stream,
+            &format!("/interactions/{k}/1"),
+            request,
+            json!(format!("permission-{tool_use}")),
+        );
+    }
+}
+
+/// A child's permission request still pending when the user interrupted: a request nobody
+/// answered leaves no decision in the transcript, so there is no interaction to supersede.
+fn no_superseded_request(run: &Path, stream: &mut Value) {
+    let asked: Vec<Value> = permission_tool_uses(run)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    let interactions = stream["interactions"].as_array().unwrap().clone();
+    assert_eq!(interactions.len(), asked.len(), "{}", run.display());
+    for i in &interactions {
+        assert_eq!(i[2], "superseded", "{}", run.display());
+        assert!(asked.contains(&i[1]), "{}", run.display());
+    }
+    change(
+        stream,
+        "/interactions",
+        Value::Array(interactions),
+        json!([]),
+    );
+}
+
+/// The user interrupted after the root's model turn had ended, while background children
+/// ran. With no model turn running the CLI writes no `[Request interrupted by user]` in
+/// the root: the transcript holds only the children's `killed` notifications (the same as
+/// stop_task requests), so the children end canceled and the root turn, whose model turn
+/// completed, completes.
+fn root_completes(stream: &mut Value) {
+    change(
+        stream,
+        "/sessions/0/turns/0/2",
+        json!("canceled"),
+        json!("completed"),
+    );
+}
+
 /// The enveloped run's shape, changed where the transcript cannot say what the stream
-/// carried. Every other run must agree exactly.
-fn as_the_transcript_can_say(run: &str, mut stream: Value) -> Value {
-    match run {
-        // A permission the host answered: the transcript keeps the user's decision on the
-        // tool result (`permissionDecision.source: user_temporary`) but not the CLI's
-        // request id, so the reader names the request after the tool use.
-        "05-child-permission" => change(
-            &mut stream,
-            "/interactions/0/1",
-            json!("08e2a5df-cb90-4925-9785-a9ec94775b0a"),
-            json!("permission-toolu_0002_0"),
-        ),
-        // The child's permission request was still pending when the user interrupted:
-        // a request nobody answered leaves no decision in the transcript, so there is no
-        // interaction to supersede.
-        "12-interrupt-during-permission" => {
-            let superseded = json!([[
-                "toolu_0001_0#1",
-                "a76eecf9-42c2-4a4f-a2f9-3cae213242f4",
-                "superseded"
-            ]]);
-            change(&mut stream, "/interactions", superseded, json!([]));
+/// carried (the same runs in every version's folder). Every other run must agree exactly.
+fn as_the_transcript_can_say(run: &Path, mut stream: Value) -> Value {
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    match name.as_str() {
+        "05-child-permission" | "26-background-child-permission-after-the-launch-result" => {
+            answered_named_after_the_tool_use(run, &mut stream);
         }
-        // The user interrupted after the root's model turn had ended, while two
-        // background children ran. With no model turn running the CLI writes no
-        // `[Request interrupted by user]` in the root: the transcript holds only the
-        // children's `killed` notifications (the same as two stop_task requests), so the
-        // children end canceled and the root turn, whose model turn completed, completes.
-        "18-interrupt-with-background-children" => change(
-            &mut stream,
-            "/sessions/0/turns/0/2",
-            json!("canceled"),
-            json!("completed"),
-        ),
+        "12-interrupt-during-permission" | "23-interrupt-nested-during-root-turn" => {
+            no_superseded_request(run, &mut stream);
+        }
+        "18-interrupt-with-background-children" => root_completes(&mut stream),
+        // Both: the grandchild's request was pending, and the interrupt came after the
+        // root's `result`.
+        "22-interrupt-nested-after-result" => {
+            no_superseded_request(run, &mut stream);
+            root_completes(&mut stream);
+        }
         _ => {}
     }
     stream
@@ -96,7 +145,11 @@ fn as_the_transcript_can_say(run: &str, mut stream: Value) -> Value {
 #[test]
 fn each_real_project_folder_replays_like_the_enveloped_trace_of_its_run() {
     let runs = runs();
-    assert_eq!(runs.len(), 20);
+    let recorded: usize = versions("real", "claude-code")
+        .iter()
+        .map(|dir| corpus(dir).len())
+        .sum();
+    assert_eq!(runs.len(), recorded);
     for run in runs {
         let files = project_files(&run);
         let source = native::read(&files);
@@ -113,7 +166,7 @@ fn each_real_project_folder_replays_like_the_enveloped_trace_of_its_run() {
         assert!(source.files[stream.files[0]].ends_with(&format!("{}.jsonl", stream.root)));
         assert_eq!(stream.files.len(), files.len(), "{}", run.display());
         let native = native::replay(&source, 0, native::Options::default()).unwrap();
-        let expected = as_the_transcript_can_say(&name(&run), shape(&enveloped(&run)));
+        let expected = as_the_transcript_can_say(&run, shape(&enveloped(&run)));
         assert_eq!(shape(&native.replay), expected, "{}", run.display());
         // The reader's own findings: only the note of what transcripts do not hold (every
         // record kind in these files is known; no line is malformed; no file is missing),

@@ -60,14 +60,9 @@ fn line_traces() -> Vec<PathBuf> {
     all
 }
 
+/// Every run of the program's native files, each version's folder included.
 fn runs(program: &str) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("real-native").join(program))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
+    lineage_traces::native_runs(program)
 }
 
 /// The export of a line trace, with the replay it describes.

@@ -4,32 +4,45 @@
 //! "Provider-Native Subagents" seed expects of that run, with the ids the traffic showed;
 //! a well-behaved real run must meet it with no finding at all (every expected finding
 //! is listed in the header's `expect.findings`, which must match exactly).
+//!
+//! `traces/real/claude-code/` holds the lab's first pin (2.1.328); each later pin's
+//! recordings of the same scenarios are in `traces/real/claude-code@<version>/` beside it,
+//! and every named test checks the scenario in each of those folders.
 
-use lineage_traces::{check_trace, unnamed};
+use lineage_traces::{check_trace, unnamed, versions};
 
-const DIR: &str = "real/claude-code";
+/// Every folder of the program's recordings, the first pin's first.
+fn dirs() -> Vec<String> {
+    versions("real", "claude-code")
+}
 
-/// Replays one recorded trace and checks its header, and that nothing above a note was
-/// reported.
+/// Replays one recorded scenario in every version's folder and checks its header, and
+/// that nothing above a note was reported.
 #[allow(clippy::panic)] // a test reports failure by panicking
 fn replay(file: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(DIR)
-        .join(file);
-    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        checked.failures.is_empty(),
-        "{DIR}/{file} does not meet its expectations:\n  {}",
-        checked.failures.join("\n  ")
-    );
-    let loud: Vec<String> = checked
-        .replay
-        .findings
-        .iter()
-        .filter(|f| f.severity > lineage_core::Severity::Note)
-        .map(|f| format!("{}:{}", f.line, f.rule))
-        .collect();
-    assert!(loud.is_empty(), "{DIR}/{file}: warnings or errors {loud:?}");
+    for dir in dirs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(&dir)
+            .join(file);
+        assert!(
+            path.exists(),
+            "{dir}/{file}: not recorded with this version"
+        );
+        let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            checked.failures.is_empty(),
+            "{dir}/{file} does not meet its expectations:\n  {}",
+            checked.failures.join("\n  ")
+        );
+        let loud: Vec<String> = checked
+            .replay
+            .findings
+            .iter()
+            .filter(|f| f.severity > lineage_core::Severity::Note)
+            .map(|f| format!("{}:{}", f.line, f.rule))
+            .collect();
+        assert!(loud.is_empty(), "{dir}/{file}: warnings or errors {loud:?}");
+    }
 }
 
 macro_rules! recorded {
@@ -38,8 +51,10 @@ macro_rules! recorded {
 
         #[test]
         fn every_real_claude_trace_has_a_named_test() {
-            let missing = unnamed(DIR, &[$($file),*]);
-            assert!(missing.is_empty(), "traces without a named test: {missing:?}");
+            for dir in dirs() {
+                let missing = unnamed(&dir, &[$($file),*]);
+                assert!(missing.is_empty(), "{dir}: traces without a named test: {missing:?}");
+            }
         }
     };
 }
@@ -65,4 +80,12 @@ recorded! {
     interrupt_after_the_result_cancels_the_background_children => "18-interrupt-with-background-children.jsonl",
     failed_background_child_is_followed_up_in_the_same_root_turn => "19-background-child-fails.jsonl",
     stop_of_a_foreground_child_leaves_the_root_running => "20-stop-foreground-child.jsonl",
+    a_second_prompt_after_the_result_opens_the_next_root_turn => "21-two-prompts.jsonl",
+    interrupt_after_the_result_cancels_a_nested_child_holding_a_permission => "22-interrupt-nested-after-result.jsonl",
+    interrupt_during_the_root_turn_cancels_a_nested_child_holding_a_permission => "23-interrupt-nested-during-root-turn.jsonl",
+    a_second_continuation_after_the_root_settled_is_reported => "24-two-notifications-two-continuations.jsonl",
+    interrupt_during_the_notification_wait_cancels_the_root => "25-interrupt-during-the-notification-wait.jsonl",
+    a_background_childs_permission_is_owned_by_the_child_turn => "26-background-child-permission-after-the-launch-result.jsonl",
+    a_nested_background_grandchild_belongs_to_its_child_turn => "27-nested-background-grandchild.jsonl",
+    a_child_the_model_stopped_settles_canceled => "28-model-stops-its-background-child.jsonl",
 }

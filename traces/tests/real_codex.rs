@@ -5,22 +5,37 @@
 //! must give no warning and no error, and only the notes its header lists. An insta
 //! snapshot of each `replay --format json` keeps the whole tree (titles, messages, tool
 //! calls) reviewable.
+//!
+//! `traces/real/codex/` holds the lab's first pin (0.169.0); each later pin's recordings
+//! of the same scenarios are in `traces/real/codex@<version>/` beside it. Every named test
+//! checks its scenario in each folder; the snapshot is kept of the first pin's run only
+//! (a later run's ids differ; its header says what it must give).
 
 use std::path::Path;
 
 use lineage_core::Severity;
-use lineage_traces::{check_trace, unnamed};
+use lineage_traces::{check_trace, unnamed, versions};
 
 const DIR: &str = "real/codex";
 
-/// Checks one real trace; returns its `replay --format json` text for the snapshot.
+/// Every folder of the program's recordings, the first pin's (`DIR`) first.
+fn dirs() -> Vec<String> {
+    versions("real", "codex")
+}
+
+/// Checks one real trace of `dir`; returns its `replay --format json` text for the
+/// snapshot.
 #[allow(clippy::panic)] // a test reports failure by panicking
-fn expect_real(file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join(file);
+fn expect_real_in(dir: &str, file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
+    assert!(
+        path.exists(),
+        "{dir}/{file}: not recorded with this version"
+    );
     let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         checked.failures.is_empty(),
-        "{DIR}/{file} does not meet its expectations:\n  {}",
+        "{dir}/{file} does not meet its expectations:\n  {}",
         checked.failures.join("\n  ")
     );
     let loud: Vec<String> = checked
@@ -32,7 +47,7 @@ fn expect_real(file: &str) -> String {
         .collect();
     assert!(
         loud.is_empty(),
-        "{DIR}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
+        "{dir}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
         loud.join("\n  ")
     );
     lineage_core::render::json_string(&checked.replay, true)
@@ -41,14 +56,20 @@ fn expect_real(file: &str) -> String {
 macro_rules! real {
     ($($test:ident => $file:literal,)*) => {
         $(#[test] fn $test() {
-            let json = expect_real($file);
-            insta::assert_snapshot!($file.trim_end_matches(".jsonl"), json);
+            for dir in dirs() {
+                let json = expect_real_in(&dir, $file);
+                if dir == DIR {
+                    insta::assert_snapshot!($file.trim_end_matches(".jsonl"), json);
+                }
+            }
         })*
 
         #[test]
         fn every_real_codex_trace_has_a_named_test() {
-            let missing = unnamed(DIR, &[$($file),*]);
-            assert!(missing.is_empty(), "traces without a named test: {missing:?}");
+            for dir in dirs() {
+                let missing = unnamed(&dir, &[$($file),*]);
+                assert!(missing.is_empty(), "{dir}: traces without a named test: {missing:?}");
+            }
         }
     };
 }
@@ -77,17 +98,21 @@ real! {
     resume_history_makes_the_next_turn_the_thread_s_next => "21-resume-history.jsonl",
 }
 
-/// Every real trace with its records taken from `DIR`, each with its text.
+/// Every real trace of every version's folder, each with its text.
 #[allow(clippy::panic)] // a test reports failure by panicking
 fn real_traces() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
+    let mut files = Vec::new();
+    for dir in dirs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut here: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        here.sort();
+        files.extend(here);
+    }
     files
         .into_iter()
         .map(|p| {

@@ -219,6 +219,62 @@ function scenario(name, title, seed, body, timeoutMs = 150_000) {
   };
 }
 
+/** The trace line (header = 1) of the first root `assistant` after the CLI's `n`th `result`, or null. */
+function assistantAfterResult(records, n) {
+  let results = 0;
+  for (const [i, r] of records.entries()) {
+    if (r.from !== "cli") continue;
+    if (r.message.type === "result") results += 1;
+    else if (results === n && r.message.type === "assistant" && r.message.parent_tool_use_id === null) return i + 2;
+  }
+  return null;
+}
+
+/**
+ * A child (background or foreground) whose foreground grandchild asks permission (never
+ * answered); the user interrupts while it is pending. The root-query interrupt covers
+ * every Task execution of the query, nested ones included, and the CLI confirms each
+ * (`task_notification` `stopped`): every turn ends canceled and the request superseded,
+ * whatever order the confirmations come in.
+ */
+function nestedInterrupt(name, title, background) {
+  return scenario(
+    name,
+    title,
+    "003 Cancellation: User cancellation cancels the root turn and every child agent owned by that turn; pending interaction supersession … commit together",
+    async (ctx) => {
+      const host = await start(
+        ctx,
+        (req, a) => {
+          if (req.child && a.prompt.includes("[B]")) return a.replies === 0 ? { calls: [{ name: "Bash", input: { command: "touch x", description: "create x" } }] } : { text: "Created x." };
+          if (req.child) return a.replies === 0 ? { calls: [agent("create x", "[B] Create the file x with touch.")] } : { text: "Child: the grandchild created x." };
+          if (a.notified) return { text: "The survey changed state." };
+          return a.replies === 0 ? { calls: [agent("survey", "[A] Have a subagent create the file x.", background)] } : { text: "Done." };
+        },
+        { answer: false },
+      );
+      host.user("Have a subagent delegate creating the file x.");
+      const root = await host.session();
+      const a = await host.agent("survey");
+      const nested = await host.task("create x");
+      const ask = await host.peer.waitFor((m) => m.type === "control_request" && m.request?.subtype === "can_use_tool");
+      if (background) await untilResults(host, 1);
+      else if (resultCount(host) > 0) throw new Error("the root's result came before the interrupt");
+      await host.control({ subtype: "interrupt" });
+      await untilResults(host, 1);
+      await sleep(3_000);
+      await host.end();
+      const b = nested.tool_use_id;
+      return {
+        turns: { [`${root}#1`]: "settled:canceled", [`${a}#1`]: "settled:canceled", [`${b}#1`]: "settled:canceled", [`${root}#2`]: "absent" },
+        parents: { [a]: `${root}#1`, [b]: `${a}#1` },
+        interactions: { [`${b}#1/${ask.request_id}`]: "superseded" },
+        findings: [],
+      };
+    },
+  );
+}
+
 const S = "003 Claude Code SDK Mapping";
 
 export const scenarios = [
@@ -618,10 +674,15 @@ export const scenarios = [
       await host.peer.waitFor((m) => m.type === "system" && m.subtype === "task_notification" && m.task_id === agentId && host.peer.seen.filter((x) => x.subtype === "task_notification" && x.task_id === agentId).length >= 2, 20_000).catch(() => {});
       if (host.peer.seen.filter((m) => m.type === "result").length < 2) await sleep(3_000);
       await host.end();
+      // The continued agent's notification came while the root's provider turn was live,
+      // so nothing was reserved for it: the root turn settles at its `result`. A follow-up
+      // the CLI still runs for that notification speaks after the settlement and is
+      // reported (`late-continuation`), not attached.
+      const late = assistantAfterResult(ctx.trace.records, 1);
       return {
         turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:completed", [`${child}#2`]: "settled:completed" },
         parents: { [child]: `${root}#1` },
-        findings: [],
+        findings: late === null ? [] : [`${late}:late-continuation`],
       };
     },
   ),
@@ -734,6 +795,243 @@ export const scenarios = [
       await sleep(300);
       await host.end();
       return { turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:canceled" }, parents: { [child]: `${root}#1` }, findings: [] };
+    },
+  ),
+
+  scenario(
+    "21-two-prompts",
+    "a second user prompt after the first root turn's result opens the next root turn; each prompt launches a foreground child",
+    "003 Session And Turn Semantics: A root turn is initiated by a user submission; Notification wait: a later user submission starts a new canonical root turn",
+    async (ctx) => {
+      const host = await start(ctx, (req, a) => {
+        if (req.child) return { text: a.prompt.includes("[A]") ? "A: three files." : "B: no directories." };
+        if (a.replies === 0) return { calls: [agent("count files", "[A] Count the files.")] };
+        if (a.replies === 1) return { text: "Three files." };
+        if (a.replies === 2) return { calls: [agent("count directories", "[B] Count the directories.")] };
+        return { text: "No directories." };
+      });
+      host.user("Count the files with a subagent.");
+      const root = await host.session();
+      const a = await host.agent("count files");
+      await untilResults(host, 1);
+      host.user("Now count the directories with a subagent.");
+      const b = await host.agent("count directories");
+      await untilResults(host, 2);
+      await host.end();
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${a}#1`]: "settled:completed", [`${root}#2`]: "settled:completed", [`${b}#1`]: "settled:completed", [`${root}#3`]: "absent" },
+        parents: { [a]: `${root}#1`, [b]: `${root}#2` },
+        findings: [],
+      };
+    },
+  ),
+  nestedInterrupt(
+    "22-interrupt-nested-after-result",
+    "a background child's foreground grandchild holds a permission request after the root's result; the user interrupts",
+    true,
+  ),
+  nestedInterrupt(
+    "23-interrupt-nested-during-root-turn",
+    "a foreground child's foreground grandchild holds a permission request while the root's provider turn is live; the user interrupts",
+    false,
+  ),
+  scenario(
+    "24-two-notifications-two-continuations",
+    "two background children end one after the other; each notification gets its own follow-up model turn, both in the same root turn",
+    `${S}: A continuation caused by a child task notification is another root provider turn attached to the same canonical root WorkspaceAgentTurn`,
+    async (ctx) => {
+      const holdB = gate();
+      const holdFirst = gate();
+      let continuations = 0;
+      const host = await start(ctx, async (req, a) => {
+        if (req.child && a.prompt.includes("[A]")) {
+          await sleep(500);
+          return { text: "A: three files." };
+        }
+        if (req.child) {
+          await holdB.wait();
+          return { text: "B: no directories." };
+        }
+        if (a.notified) {
+          continuations += 1;
+          if (continuations === 1) {
+            holdB.open(); // B ends while the first follow-up is still live
+            await holdFirst.wait();
+            return { text: "A reported three files." };
+          }
+          return { text: "B reported no directories." };
+        }
+        return a.replies === 0
+          ? { calls: [agent("count files", "[A] Count the files.", true), agent("count directories", "[B] Count the directories.", true)] }
+          : { text: "Two background subagents started." };
+      });
+      host.user("Count files and directories with two background subagents.");
+      const root = await host.session();
+      const a = await host.agent("count files");
+      const b = await host.agent("count directories");
+      const taskB = (await host.task("count directories")).task_id;
+      await untilResults(host, 1);
+      await host.notification(taskB);
+      holdFirst.open();
+      await untilResults(host, 3, 60_000);
+      await sleep(500);
+      await host.end();
+      if (continuations !== 2) throw new Error(`expected two follow-up model calls, saw ${continuations}`);
+      // The seed's root gate: B ended while the first follow-up (a root provider turn) was
+      // live, so no synthetic provider turn was reserved for it; when that follow-up's
+      // `result` came every child was terminal, so the root turn settled completed there.
+      // The second follow-up then speaks after the settlement: it opens no root turn and
+      // reopens nothing, and what it said is reported, never dropped (lineage's
+      // `late-continuation` note, at its first root `assistant` line).
+      const second = assistantAfterResult(ctx.trace.records, 2);
+      if (second === null) throw new Error("no root assistant after the second result");
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${a}#1`]: "settled:completed", [`${b}#1`]: "settled:completed", [`${root}#2`]: "absent" },
+        parents: { [a]: `${root}#1`, [b]: `${root}#1` },
+        findings: [`${second}:late-continuation`],
+      };
+    },
+  ),
+  scenario(
+    "25-interrupt-during-the-notification-wait",
+    "the only background child ended and its notification started the follow-up model call, which has not answered yet; the user interrupts",
+    "003 Notification wait: Cancellation during the notification wait uses the existing root-query interrupt. It cancels the reserved synthetic provider turn … No timeout completion or late continuation may overwrite the canceled canonical outcome",
+    async (ctx) => {
+      const hold = gate();
+      let waiting = false;
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          await sleep(500);
+          return { text: "Background: three files." };
+        }
+        if (a.notified) {
+          waiting = true;
+          await hold.wait();
+          return { text: "late: the background subagent reports three files." };
+        }
+        return a.replies === 0 ? { calls: [agent("count files", "Count the files.", true)] } : { text: "Started a background subagent." };
+      });
+      host.user("Count the files with a background subagent.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      const task = (await host.task("count files")).task_id;
+      await untilResults(host, 1);
+      await host.notification(task);
+      while (!waiting) await sleep(20);
+      await host.control({ subtype: "interrupt" });
+      await untilResults(host, 2, 30_000);
+      hold.open();
+      await sleep(1_000);
+      await host.end();
+      return {
+        turns: { [`${root}#1`]: "settled:canceled", [`${child}#1`]: "settled:completed", [`${root}#2`]: "absent" },
+        parents: { [child]: `${root}#1` },
+        findings: [],
+      };
+    },
+  ),
+  scenario(
+    "26-background-child-permission-after-the-launch-result",
+    "a background child asks permission (its agent_id the launch result returned) after the root's result; the host allows it",
+    "003 Session And Turn Semantics: Claude SDK permission callbacks running inside a child must preserve the callback agentID as the provider agentId alias. The Claude adapter resolves that alias to the already-recorded child session and turn",
+    async (ctx) => {
+      const hold = gate();
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          if (a.replies === 0) {
+            await hold.wait();
+            return { calls: [{ name: "Bash", input: { command: "touch x", description: "create x" } }] };
+          }
+          return { text: "Created x." };
+        }
+        if (a.notified) return { text: "The background subagent created x." };
+        return a.replies === 0 ? { calls: [agent("create x", "Create the file x with touch.", true)] } : { text: "Started a background subagent." };
+      });
+      host.user("Have a background subagent create the file x.");
+      const root = await host.session();
+      const child = await host.agent("create x");
+      const launch = await host.peer.waitFor((m) => m.type === "user" && (m.message?.content ?? []).some?.((b) => b.type === "tool_result" && b.tool_use_id === child));
+      await untilResults(host, 1);
+      hold.open();
+      await untilResults(host, 2, 60_000);
+      await host.end();
+      const ask = host.asks[0];
+      if (!ask?.request?.agent_id) throw new Error("the child's permission request carried no agent_id");
+      if (!JSON.stringify(launch).includes(ask.request.agent_id)) throw new Error(`the launch result does not name agent ${ask.request.agent_id}`);
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:completed", [`${root}#2`]: "absent" },
+        parents: { [child]: `${root}#1` },
+        interactions: { [`${child}#1/${ask.request_id}`]: "answered" },
+        findings: [],
+      };
+    },
+  ),
+  scenario(
+    "27-nested-background-grandchild",
+    "a background child launches its own background grandchild; the grandchild's notification reaches the child, then the child's reaches the root",
+    "003 Claude Code SDK Mapping: A nested Task tool call belongs to its parent child session/turn; Completion comes from child result, task notification, or SDK completion hooks",
+    async (ctx) => {
+      const host = await start(ctx, async (req, a) => {
+        if (req.child && a.prompt.includes("[B]")) {
+          await sleep(800);
+          return { text: "Grandchild: three files." };
+        }
+        if (req.child) {
+          if (a.notified) return { text: "Child: the grandchild counted three files." };
+          return a.replies === 0 ? { calls: [agent("list files", "[B] List the files.", true)] } : { text: "Child: started a background grandchild." };
+        }
+        if (a.notified) return { text: "The survey is done." };
+        return a.replies === 0 ? { calls: [agent("survey", "[A] Survey the directory, delegating the listing.", true)] } : { text: "Started a background survey." };
+      });
+      host.user("Survey this directory with a background subagent that delegates the listing.");
+      const root = await host.session();
+      const a = await host.agent("survey");
+      const taskA = (await host.task("survey")).task_id;
+      const nested = await host.task("list files");
+      await host.notification(taskA, 90_000);
+      await untilResults(host, 2, 60_000);
+      await sleep(1_000);
+      await host.end();
+      const b = nested.tool_use_id;
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${a}#1`]: "settled:completed", [`${b}#1`]: "settled:completed", [`${root}#2`]: "absent" },
+        parents: { [a]: `${root}#1`, [b]: `${a}#1` },
+        findings: [],
+      };
+    },
+  ),
+  scenario(
+    "28-model-stops-its-background-child",
+    "the root's model stops its own background child with the TaskStop tool",
+    "003 Claude Code SDK Mapping: Completion comes from child result, task notification, or SDK completion hooks",
+    async (ctx) => {
+      const hold = gate();
+      let taskId = null;
+      const host = await start(ctx, async (req, a) => {
+        if (req.child) {
+          await hold.wait();
+          return { text: "late" };
+        }
+        if (a.notified) return { text: "The background subagent was stopped." };
+        if (a.replies === 0) return { calls: [agent("count files", "Count the files.", true)] };
+        if (a.replies === 1) return { calls: [{ name: "ToolSearch", input: { query: "select:TaskStop", max_results: 1 } }] };
+        if (a.replies === 2) return { calls: [{ name: "TaskStop", input: { task_id: taskId } }] };
+        return { text: "Stopped the background subagent." };
+      });
+      host.user("Start a background subagent to count the files, then stop it.");
+      const root = await host.session();
+      const child = await host.agent("count files");
+      taskId = (await host.task("count files")).task_id;
+      await untilResults(host, 1, 60_000);
+      await sleep(3_000); // a notification of the stop may start a follow-up
+      hold.open();
+      await sleep(500);
+      await host.end();
+      return {
+        turns: { [`${root}#1`]: "settled:completed", [`${child}#1`]: "settled:canceled", [`${root}#2`]: "absent" },
+        parents: { [child]: `${root}#1` },
+        findings: [],
+      };
     },
   ),
 ];

@@ -302,15 +302,19 @@ fn late_continuation<J: JsonRead>(cx: &mut Ctx<'_>, message: &J) {
 }
 
 /// The CLI's own "[Request interrupted by user]" line that a stopped child writes after
-/// its `stop_task` completed (real 2.1.328): cancellation fallout of a turn the cancel
-/// closed, not new child input, so it is not kept as late history.
+/// its `stop_task` completed, or after the root's model stopped it with its `TaskStop`
+/// tool (real 2.1.328 and 2.1.332): cancellation fallout of a turn the cancel or the
+/// provider's stop closed (settled `canceled`), not new child input, so it is not kept as
+/// late history ("A provider terminal caused by cancel … is not historical progress").
 fn interrupt_marker_after_cancel(cx: &Ctx<'_>, child: &SessionId, text: &str) -> bool {
     text.starts_with("[Request interrupted by user")
         && cx
             .snapshot()
             .session(child)
             .and_then(|s| s.last_turn())
-            .is_some_and(|t| !t.is_active() && t.cancel.is_some())
+            .is_some_and(|t| {
+                !t.is_active() && (t.cancel.is_some() || t.outcome == Some(Outcome::Canceled))
+            })
 }
 
 /// Did the CLI refuse to run (or finish) this tool use because the user stopped it? Real

@@ -227,6 +227,40 @@ fn the_stopped_childs_interrupt_marker_is_no_late_history() {
     );
 }
 
+/// The root's model stops its own background child with the TaskStop tool (real 2.1.328,
+/// `traces/real/claude-code/28-model-stops-its-background-child.jsonl`): no host cancel,
+/// the `stopped` notification settles the child canceled, and the child's
+/// "[Request interrupted by user]" that follows is the stop's fallout, as after a
+/// `stop_task` ("A provider terminal caused by cancel … is not historical progress").
+#[test]
+fn a_model_stopped_childs_interrupt_marker_is_no_late_history() {
+    let stop = assistant(
+        None,
+        json!([{"type": "tool_use", "id": "toolu_stop", "name": "TaskStop", "input": {"task_id": "ta"}}]),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        stop,
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_stop", "content": "Successfully stopped task: ta"}]}, "parent_tool_use_id": null, "session_id": R}),
+        ),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R}),
+        ),
+        text("Stopped the background subagent."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
 #[test]
 fn the_follow_up_after_stopping_the_last_child_warns_nothing_and_opens_no_turn() {
     let r = replay(&stop_the_last_background_child());
