@@ -30,6 +30,26 @@ const EXPECTED: &[(&str, &[&str])] = &[
     // `createElicitation` (`elicitation/create`), answered by the harness: not reported
     // unanswered.
     ("claude-agent-acp/air/ask-user-question.jsonl", &[LIMITS]),
+    // A background shell task: the JetBrains `async_task_spawned`, `async_task_progress`
+    // and `async_task_state_update` extension updates, no subagent session.
+    ("claude-agent-acp/air/bash-background.jsonl", &[LIMITS]),
+    // `compaction_update` and `compaction_summary_chunk` on the root.
+    ("claude-agent-acp/air/compaction-update.jsonl", &[LIMITS]),
+    // A permission request the harness answered, then `current_mode_update` and
+    // `config_option_update`.
+    ("claude-agent-acp/air/exit-plan-approve.jsonl", &[LIMITS]),
+    // `session_info_update` carrying the goal.
+    ("claude-agent-acp/air/goal.jsonl", &[LIMITS]),
+    // "The child's own messages, plans, and tool calls have outer `sessionId`
+    // [...]. They update the child's history, not the parent session": a tool call
+    // belongs to the session that opened it. Line 6 updates `<session>`'s Bash call
+    // `toolu_denied` (its `failed` result) on `11111111-2222-4333-8444-555555555555`, a
+    // session that never opened it (no session the recording set up or announced); the
+    // call's later updates are on `<session>` again.
+    (
+        "claude-agent-acp/air/permission-denied.jsonl",
+        &[LIMITS, "6:tool-call-foreign"],
+    ),
     // A `session/load` replay in the 2026-08-31 draft's shapes: the v1 `initialize`
     // result advertises `sessionCapabilities.subagents`; `subagent_spawned` (line 7) and
     // `subagent_state_update` `completed` (line 13) are the earlier drafts' shapes.
@@ -62,14 +82,30 @@ const EXPECTED: &[(&str, &[&str])] = &[
         "claude-agent-acp/air/subagent-task-legacy.jsonl",
         &[LIMITS, "22:tool-call-foreign"],
     ),
+    // Two prompts on one session (two `promptResponse` lines), `plan` updates between.
+    ("claude-agent-acp/air/task-create-update.jsonl", &[LIMITS]),
+    // The same rule as `permission-denied`: lines 6 to 8 update `<session>`'s Bash call
+    // `toolu_slow` (its elapsed-time progress) on `<id-1>`, said once for the pair.
+    (
+        "claude-agent-acp/air/tool-progress.jsonl",
+        &[LIMITS, "6:tool-call-foreign"],
+    ),
     // A v2 `elicitation/create` request, answered by the harness.
     ("claude-agent-acp/v2/ask-user-question.jsonl", &[LIMITS]),
+    // v2 `compaction_update` and `compaction_summary_chunk` inside a prompt turn.
+    ("claude-agent-acp/v2/compaction-legacy.jsonl", &[LIMITS]),
+    // A v2 permission request (its `subject` a tool call first reported by a
+    // `tool_call_update`) between `requires_action` and `running`, answered by the
+    // harness, then `config_option_update`.
+    ("claude-agent-acp/v2/exit-plan-approve.jsonl", &[LIMITS]),
     ("claude-agent-acp/v2/read.jsonl", &[LIMITS]),
     ("claude-agent-acp/v2/session-load-replay.jsonl", &[LIMITS]),
     (
         "claude-agent-acp/v2/subagent-native-sessions.jsonl",
         &[LIMITS],
     ),
+    // Two v2 prompt turns (`running` to `idle` twice), `plan_update` in the first.
+    ("claude-agent-acp/v2/task-create-update.jsonl", &[LIMITS]),
     // `codexResponse` lines are the adapter's answers to the Codex app-server: skipped,
     // said once.
     (
@@ -86,6 +122,11 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "codex-acp/air/mcp-elicitation.jsonl",
         &[LIMITS, OWN_CAPABILITY, "4:native-record-skipped"],
+    ),
+    // Tool calls (failed MCP server starts) before any prompt, and no prompt response.
+    (
+        "codex-acp/air/mcp-startup-failure.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
     ),
     // The earlier drafts' `subagent_spawned` (fields `subagentSessionId`, `name`,
     // `task`) and `subagent_state_update` with state `completed`: the RFD's shapes are
@@ -110,6 +151,17 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "8:legacy-draft-shape",
             "9:legacy-draft-shape",
         ],
+    ),
+    // Two permission requests with no earlier `tool_call`; the two `codexResponse`
+    // lines (4 and 6) are said once.
+    (
+        "codex-acp/air/network-and-sandbox-approval.jsonl",
+        &[LIMITS, OWN_CAPABILITY, "4:native-record-skipped"],
+    ),
+    // A `plan_update` (markdown) and a `plan` (entries) on the root.
+    (
+        "codex-acp/air/plan-deltas-and-turn-plan.jsonl",
+        &[LIMITS, OWN_CAPABILITY],
     ),
     (
         "codex-acp/baseline/plain/subagent-activity.jsonl",
