@@ -131,6 +131,37 @@ pub struct Checked {
     pub failures: Vec<String>,
 }
 
+/// Checks a real run's trace, `file` of the folder `dir` (relative to this crate), and
+/// panics unless it was recorded, meets its header and gave nothing above a note (a
+/// well-behaved real run). Returns the replay.
+#[allow(clippy::panic)] // a test reports failure by panicking
+pub fn expect_well_behaved(dir: &str, file: &str) -> Replay {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
+    assert!(
+        path.exists(),
+        "{dir}/{file}: not recorded with this version"
+    );
+    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        checked.failures.is_empty(),
+        "{dir}/{file} does not meet its expectations:\n  {}",
+        checked.failures.join("\n  ")
+    );
+    let loud: Vec<String> = checked
+        .replay
+        .findings
+        .iter()
+        .filter(|f| f.severity > lineage_core::Severity::Note)
+        .map(|f| format!("{}:{} {}", f.line, f.rule, f.message))
+        .collect();
+    assert!(
+        loud.is_empty(),
+        "{dir}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
+        loud.join("\n  ")
+    );
+    checked.replay
+}
+
 /// Replays `path` and checks the expectations in its header. `Err` when the file cannot
 /// be read or replayed at all.
 pub fn check_trace(path: &Path) -> Result<Checked, String> {

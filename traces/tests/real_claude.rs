@@ -9,7 +9,7 @@
 //! recordings of the same scenarios are in `traces/real/claude-code@<version>/` beside it,
 //! and every named test checks the scenario in each of those folders.
 
-use lineage_traces::{check_trace, unnamed, versions};
+use lineage_traces::{expect_well_behaved, unnamed, versions};
 
 /// Every folder of the program's recordings, the first pin's first.
 fn dirs() -> Vec<String> {
@@ -18,30 +18,9 @@ fn dirs() -> Vec<String> {
 
 /// Replays one recorded scenario in every version's folder and checks its header, and
 /// that nothing above a note was reported.
-#[allow(clippy::panic)] // a test reports failure by panicking
 fn replay(file: &str) {
     for dir in dirs() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(&dir)
-            .join(file);
-        assert!(
-            path.exists(),
-            "{dir}/{file}: not recorded with this version"
-        );
-        let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            checked.failures.is_empty(),
-            "{dir}/{file} does not meet its expectations:\n  {}",
-            checked.failures.join("\n  ")
-        );
-        let loud: Vec<String> = checked
-            .replay
-            .findings
-            .iter()
-            .filter(|f| f.severity > lineage_core::Severity::Note)
-            .map(|f| format!("{}:{}", f.line, f.rule))
-            .collect();
-        assert!(loud.is_empty(), "{dir}/{file}: warnings or errors {loud:?}");
+        expect_well_behaved(&dir, file);
     }
 }
 

@@ -13,8 +13,7 @@
 
 use std::path::Path;
 
-use lineage_core::Severity;
-use lineage_traces::{check_trace, unnamed, versions};
+use lineage_traces::{expect_well_behaved, unnamed, versions};
 
 const DIR: &str = "real/codex";
 
@@ -25,32 +24,8 @@ fn dirs() -> Vec<String> {
 
 /// Checks one real trace of `dir`; returns its `replay --format json` text for the
 /// snapshot.
-#[allow(clippy::panic)] // a test reports failure by panicking
 fn expect_real_in(dir: &str, file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
-    assert!(
-        path.exists(),
-        "{dir}/{file}: not recorded with this version"
-    );
-    let checked = check_trace(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        checked.failures.is_empty(),
-        "{dir}/{file} does not meet its expectations:\n  {}",
-        checked.failures.join("\n  ")
-    );
-    let loud: Vec<String> = checked
-        .replay
-        .findings
-        .iter()
-        .filter(|f| f.severity > Severity::Note)
-        .map(|f| format!("{}:{} {}", f.line, f.rule, f.message))
-        .collect();
-    assert!(
-        loud.is_empty(),
-        "{dir}/{file}: a well-behaved real run gave warnings or errors:\n  {}",
-        loud.join("\n  ")
-    );
-    lineage_core::render::json_string(&checked.replay, true)
+    lineage_core::render::json_string(&expect_well_behaved(dir, file), true)
 }
 
 macro_rules! real {

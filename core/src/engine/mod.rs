@@ -47,7 +47,10 @@ use crate::acp::view::{Head, View, ViewOptions};
 pub use crate::output::Output;
 
 use crate::finding::{Code, Finding, Revision};
-use crate::providers::{self, Ctx, ProviderRecord, claude::ClaudeAdapter, codex::CodexAdapter};
+use crate::providers::{
+    self, Ctx, ProviderRecord, Rec, claude::ClaudeAdapter, codex::CodexAdapter,
+};
+use crate::trace::borrowed::JsonRead;
 use crate::trace::{self, At, CanonicalRecord, Format, Header};
 use crate::tree::{Change, Event, Millis, Snapshot};
 use detect::{Detector, Held};
@@ -993,35 +996,35 @@ impl Engine {
     /// adapter then keeps the record (moved when the engine owns it) to tell a capture's
     /// duplicate of it.
     fn provider_record(&mut self, line: usize, record: Cow<'_, ProviderRecord>) -> Output {
-        let mut out = Output::default();
-        if let Some(at) = record.at {
-            out.append(self.timeouts(line, at));
-        }
-        let mut cx = Ctx::new(line, record.at, &mut self.snapshot, &mut out)
-            .recording(self.options.record_events);
-        match &mut self.arm {
-            Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, record.view(), None);
-                release_codex(adapter, &mut cx);
-                adapter.remember(record.into_owned());
-            }
-            Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, record.view());
-                release_claude(adapter, &mut cx);
-            }
-            _ => {}
+        let out = self.apply_record(line, record.view(), None);
+        if let Some(Arm::Codex(adapter)) = &mut self.arm {
+            adapter.remember(record.into_owned());
         }
         out
     }
 
     /// A provider record read in place from its line, as [`Engine::provider_record`]
-    /// applies a parsed one; the Codex adapter keeps the line to tell a capture's
-    /// duplicate of it.
+    /// applies a parsed one; the Codex adapter keeps the line's text instead.
     fn record_in_place(
         &mut self,
         line: usize,
         text: &str,
         record: &providers::LineRecord<'_>,
+    ) -> Output {
+        let out = self.apply_record(line, record.view(), Some(text));
+        if let Some(Arm::Codex(adapter)) = &mut self.arm {
+            adapter.remember_line(text);
+        }
+        out
+    }
+
+    /// The record (and `text`, its line, when read from one) through the provider arm,
+    /// with the time rules due by its `at` first and the records it released after.
+    fn apply_record<J: JsonRead>(
+        &mut self,
+        line: usize,
+        record: Rec<'_, J>,
+        text: Option<&str>,
     ) -> Output {
         let mut out = Output::default();
         if let Some(at) = record.at {
@@ -1031,13 +1034,16 @@ impl Engine {
             .recording(self.options.record_events);
         match &mut self.arm {
             Some(Arm::Codex(adapter)) => {
-                adapter.record(&mut cx, record.view(), Some(text));
-                release_codex(adapter, &mut cx);
-                adapter.remember_line(text);
+                adapter.record(&mut cx, record, text);
+                while let Some((held_line, held)) = adapter.take_released() {
+                    adapter.normalize(&mut cx.relocate(held_line, held.at), held.view());
+                }
             }
             Some(Arm::Claude(adapter)) => {
-                adapter.record(&mut cx, record.view());
-                release_claude(adapter, &mut cx);
+                adapter.record(&mut cx, record);
+                while let Some((held_line, held)) = adapter.take_released() {
+                    adapter.record(&mut cx.relocate(held_line, held.at), held.view());
+                }
             }
             _ => {}
         }
@@ -1063,20 +1069,6 @@ const CONDUCTOR_SKIPPED: &str = "conductor trace: events between the Client and 
 
 /// The changes of the Client view since the last call (the view reports what it wrote;
 /// `head` is what was last said of the view as a whole).
-/// Applies, in order, every record the Codex adapter released while it read one.
-fn release_codex(adapter: &mut CodexAdapter, cx: &mut Ctx<'_>) {
-    while let Some((held_line, held)) = adapter.take_released() {
-        adapter.normalize(&mut cx.relocate(held_line, held.at), held.view());
-    }
-}
-
-/// Applies, in order, every record the Claude adapter released while it read one.
-fn release_claude(adapter: &mut ClaudeAdapter, cx: &mut Ctx<'_>) {
-    while let Some((held_line, held)) = adapter.take_released() {
-        adapter.record(&mut cx.relocate(held_line, held.at), held.view());
-    }
-}
-
 fn view_changes(checker: &mut Checker, head: &mut Option<Head>) -> Vec<Change> {
     let view = checker.view_mut();
     let changes = view.take_changes(head.as_ref());
