@@ -136,3 +136,42 @@ fn only_a_successful_replay_resume_is_a_freshness_boundary() {
     assert!(trace(replay, failure).is_empty());
     assert!(trace(json!({"sessionId":"R","cwd":"/p"}), success).is_empty());
 }
+
+/// "Replay MUST NOT reissue recorded permission, elicitation, or other Agent-to-Client
+/// requests": a permission answered on the line before the resume request is recorded
+/// history, so asking for the same tool call inside the replay window is a reissue. An
+/// answer in the same batch as the resume is not known to precede it ("batch entries may
+/// be processed in any order"; here it even follows the resume in array order), so the
+/// request may still have been pending when the replay started: not a reissue.
+#[test]
+fn a_permission_answered_before_the_replay_request_is_not_reissued() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let permission = |id: u64| {
+        agent(
+            json!({"jsonrpc":"2.0","id":id,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}),
+        )
+    };
+    let allow = |id: u64| json!({"jsonrpc":"2.0","id":id,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}});
+    let resume = json!({"jsonrpc":"2.0","id":5,"method":"session/resume","params":{"sessionId":"R","cwd":"/p","replayFrom":{"type":"start"}}});
+    let trace = |answer_then_resume: &[Value]| {
+        let mut rest = vec![permission(7)];
+        rest.extend(answer_then_resume.iter().cloned());
+        rest.extend([
+            agent_update(
+                "R",
+                json!({"sessionUpdate":"subagent_update","sessionId":"A"}),
+            ),
+            permission(8),
+            client(allow(8)),
+            agent(json!({"jsonrpc":"2.0","id":5,"result":{}})),
+        ]);
+        run(2, &caps, &rest)
+    };
+    // Answered on line 7, the replay requested on line 8, reissued on line 10.
+    assert_eq!(
+        trace(&[client(allow(7)), client(resume.clone())]),
+        ["10:request-reissued"]
+    );
+    // The resume and the answer share line 7; the request comes on line 9.
+    assert!(trace(&[client(json!([resume, allow(7)]))]).is_empty());
+}
