@@ -1,8 +1,9 @@
 //! A pass and a fail trace, from the Subagent Sessions RFD, for branches of
 //! `requests.rs` no corpus trace told apart (`cargo mutants` survivors, issue 28 item
 //! 14): closing a parent reaches its children's permission requests as a cancel does,
-//! each `fs/*_text_file` capability guards its own method, and only a successful resume
-//! with replay is a freshness boundary.
+//! each `fs/*_text_file` capability guards its own method, only a successful resume
+//! with replay is a freshness boundary, and only an answer before the replay request
+//! makes a request reissued. `updates_tests.rs` uses the same stream helpers.
 
 use serde_json::{Value, json};
 
@@ -10,7 +11,7 @@ use super::Checker;
 
 /// The `line:rule` findings of a v`version` stream: `initialize` with `caps` (plus
 /// `subagents`), `session/new` → R, `A` announced under R running, then `rest`.
-fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
+pub(super) fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
     let mut caps = caps.clone();
     caps["subagents"] = json!({});
     let mut lines = vec![
@@ -36,19 +37,20 @@ fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn agent_update(session: &str, update: Value) -> Value {
+pub(super) fn agent_update(session: &str, update: Value) -> Value {
     json!({"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":session,"update":update}}})
 }
 
-fn agent(message: Value) -> Value {
+pub(super) fn agent(message: Value) -> Value {
     json!({"from":"agent","message":message})
 }
 
-fn client(message: Value) -> Value {
+pub(super) fn client(message: Value) -> Value {
     json!({"from":"client","message":message})
 }
 
-const ALL_CAPS: &str = r#"{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}"#;
+pub(super) const ALL_CAPS: &str =
+    r#"{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}"#;
 
 /// "Closing the ordinary parent session cancels its active descendant work", whose
 /// pending permission requests the Client must answer with the cancelled outcome: a

@@ -1,0 +1,59 @@
+//! A pass and a fail trace, from the Subagent Sessions RFD, for branches of `updates.rs`
+//! no corpus trace told apart (`cargo mutants` survivors, issue 28 item 14). The streams
+//! are `requests_tests.rs`'s: `initialize`, R set up, child `A` announced, then the
+//! records given.
+
+use serde_json::{Value, json};
+
+use super::requests_tests::{ALL_CAPS, agent_update, client, run};
+
+fn a_state(state: Value) -> Value {
+    agent_update(
+        "R",
+        json!({"sessionUpdate":"subagent_update","sessionId":"A","state":state}),
+    )
+}
+
+fn a_chunk(text: &str) -> Value {
+    agent_update(
+        "A",
+        json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":text}}),
+    )
+}
+
+/// v1: "When the v1 Agent observes child foreground work starting, resuming, or stopping,
+/// it MUST report the corresponding `running` or `idle` state": output while idle that the
+/// next report shows was foreground work (`running`) came before its `running`. After a
+/// cancelled idle it is the cancelled work's late output instead ("abort the affected
+/// work and send its pending updates before confirming cancellation"; the Client "SHOULD
+/// still accept subsequent Agent updates for those calls"), and a later assignment's
+/// `running` does not make it new work.
+#[test]
+fn output_after_a_cancelled_idle_is_fallout_not_unreported_work() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    // Idle after its work ended, then output, then running: the output was new work.
+    let ended = run(
+        1,
+        &caps,
+        &[
+            a_state(json!({"state":"running"})),
+            a_state(json!({"state":"idle","stopReason":"end_turn"})),
+            a_chunk("more"),
+            a_state(json!({"state":"running"})),
+        ],
+    );
+    assert_eq!(ended, ["8:work-without-running"]);
+    // The Client cancels R's turn; A confirms; its late output; then a new assignment.
+    let cancelled = run(
+        1,
+        &caps,
+        &[
+            a_state(json!({"state":"running"})),
+            client(json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}})),
+            a_state(json!({"state":"idle","stopReason":"cancelled"})),
+            a_chunk("late"),
+            a_state(json!({"state":"running"})),
+        ],
+    );
+    assert!(cancelled.is_empty(), "{cancelled:?}");
+}
