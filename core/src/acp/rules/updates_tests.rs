@@ -56,4 +56,18 @@ fn output_after_a_cancelled_idle_is_fallout_not_unreported_work() {
         ],
     );
     assert!(cancelled.is_empty(), "{cancelled:?}");
+    // The Agent cancels A's work on its own ("The per-child capability … does not prevent
+    // the Agent from cancelling its own delegated work"): no Client cancel, the same
+    // cancelled idle, the same late output.
+    let own_cancel = run(
+        1,
+        &caps,
+        &[
+            a_state(json!({"state":"running"})),
+            a_state(json!({"state":"idle","stopReason":"cancelled"})),
+            a_chunk("late"),
+            a_state(json!({"state":"running"})),
+        ],
+    );
+    assert!(own_cancel.is_empty(), "{own_cancel:?}");
 }
