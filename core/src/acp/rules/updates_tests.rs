@@ -71,3 +71,37 @@ fn output_after_a_cancelled_idle_is_fallout_not_unreported_work() {
     );
     assert!(own_cancel.is_empty(), "{own_cancel:?}");
 }
+
+/// "Cancellation retains ordinary session semantics: abort the affected work and send its
+/// pending updates before confirming cancellation. A child confirms cancellation with
+/// `idle` and `stopReason: "cancelled"`": an update of the cancelled call after that
+/// confirmation comes late. "A cancellation racing with already-ended work does not
+/// rewrite that work's outcome": an `end_turn` idle is no confirmation, and the call's
+/// update after it is not late.
+#[test]
+fn only_a_cancelled_idle_confirms_the_cancel_an_update_may_not_follow() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let trace = |stop: &str| {
+        run(
+            1,
+            &caps,
+            &[
+                a_state(json!({"state":"running"})),
+                agent_update(
+                    "A",
+                    json!({"sessionUpdate":"tool_call","toolCallId":"c1","title":"Run tests","status":"in_progress"}),
+                ),
+                client(
+                    json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}}),
+                ),
+                a_state(json!({"state":"idle","stopReason":stop})),
+                agent_update(
+                    "A",
+                    json!({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}),
+                ),
+            ],
+        )
+    };
+    assert_eq!(trace("cancelled"), ["10:update-after-cancel-confirmed"]);
+    assert!(trace("end_turn").is_empty(), "{:?}", trace("end_turn"));
+}
