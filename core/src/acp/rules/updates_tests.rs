@@ -105,3 +105,67 @@ fn only_a_cancelled_idle_confirms_the_cancel_an_update_may_not_follow() {
     assert_eq!(trace("cancelled"), ["10:update-after-cancel-confirmed"]);
     assert!(trace("end_turn").is_empty(), "{:?}", trace("end_turn"));
 }
+
+/// v2: "Agents SHOULD also mirror each reported child state on the immediate parent's
+/// `subagent_update.state`". The announcement may carry the first copy; a root's own
+/// `state_update` has no parent association to be mirrored on. A child idle reported on
+/// its own stream only is not mirrored.
+#[test]
+fn only_a_child_s_states_are_mirrored_and_the_announcement_carries_a_copy() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let idle = json!({"state":"idle","stopReason":"end_turn"});
+    let trace = |mirror_idle: bool| {
+        let mut rest = vec![
+            // Line 5, the announcement, carried A's `running`; this is A's own copy.
+            agent_update(
+                "A",
+                json!({"sessionUpdate":"state_update","state":"running"}),
+            ),
+            agent_update(
+                "R",
+                json!({"sessionUpdate":"state_update","state":"running"}),
+            ),
+            agent_update(
+                "A",
+                json!({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}),
+            ),
+        ];
+        if mirror_idle {
+            rest.push(a_state(idle.clone()));
+        }
+        rest.push(agent_update(
+            "R",
+            json!({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}),
+        ));
+        run(2, &caps, &rest)
+    };
+    assert!(trace(true).is_empty(), "{:?}", trace(true));
+    assert_eq!(trace(false), ["8:state-not-mirrored"]);
+}
+
+/// "A child confirms cancellation with `idle` and `stopReason: \"cancelled\"`": after the
+/// Client's cancel reached a working child, a `requires_action` or `running` report is no
+/// confirmation (acceptance "is not, by itself, evidence that the work has stopped"); only
+/// a later `idle` is.
+#[test]
+fn a_cancel_is_confirmed_by_idle_not_by_another_working_state() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let trace = |after_cancel: &[Value]| {
+        let mut rest = vec![
+            a_state(json!({"state":"running"})),
+            client(json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}})),
+        ];
+        rest.extend(after_cancel.iter().cloned());
+        run(1, &caps, &rest)
+    };
+    let blocked = a_state(json!({"state":"requires_action"}));
+    assert_eq!(
+        trace(std::slice::from_ref(&blocked)),
+        ["7:cancel-not-confirmed"]
+    );
+    let confirmed = trace(&[
+        blocked,
+        a_state(json!({"state":"idle","stopReason":"cancelled"})),
+    ]);
+    assert!(confirmed.is_empty(), "{confirmed:?}");
+}
