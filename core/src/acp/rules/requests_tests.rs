@@ -8,10 +8,17 @@
 use serde_json::{Value, json};
 
 use super::Checker;
+use crate::acp::view::ViewOptions;
+use crate::finding::Revision;
 
 /// The `line:rule` findings of a v`version` stream: `initialize` with `caps` (plus
 /// `subagents`), `session/new` → R, `A` announced under R running, then `rest`.
 pub(super) fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
+    run_under(Revision::Seed, version, caps, rest)
+}
+
+/// [`run`], checked against the RFD revision `spec`.
+pub(super) fn run_under(spec: Revision, version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
     let mut caps = caps.clone();
     caps["subagents"] = json!({});
     let mut lines = vec![
@@ -25,7 +32,12 @@ pub(super) fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
         ),
     ];
     lines.extend(rest.iter().cloned());
-    let mut checker = Checker::new(Some(version));
+    let mut checker = Checker::with_view_options(ViewOptions {
+        transcripts: false,
+        header_version: Some(version),
+        spec,
+        changes: false,
+    });
     for (i, line) in lines.iter().enumerate() {
         checker.push_line(i + 1, &line.to_string());
     }

@@ -5,7 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::requests_tests::{ALL_CAPS, agent_update, client, run};
+use super::requests_tests::{ALL_CAPS, agent, agent_update, client, run, run_under};
+use crate::finding::Revision;
 
 fn a_state(state: Value) -> Value {
     agent_update(
@@ -168,4 +169,35 @@ fn a_cancel_is_confirmed_by_idle_not_by_another_working_state() {
         a_state(json!({"state":"idle","stopReason":"cancelled"})),
     ]);
     assert!(confirmed.is_empty(), "{confirmed:?}");
+}
+
+/// From the 2026-10-05 revision of the RFD a cancel no longer resolves a descendant's
+/// permission requests by itself: "Once a descendant reports `idle` with `stopReason:
+/// \"cancelled\"`, the Client cleans up that descendant's requests … as if it had
+/// cancelled it directly; until then the user can still answer them". A descendant whose
+/// work ended on its own (`end_turn`) keeps its request answerable.
+#[test]
+fn after_a_narrowed_cancel_only_a_cancelled_idle_makes_a_descendant_s_request_cancelled() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let trace = |stop: &str| {
+        run_under(
+            Revision::Narrowed,
+            1,
+            &caps,
+            &[
+                agent(
+                    json!({"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}),
+                ),
+                client(
+                    json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"R"}}),
+                ),
+                a_state(json!({"state":"idle","stopReason":stop})),
+                client(
+                    json!({"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}),
+                ),
+            ],
+        )
+    };
+    assert_eq!(trace("cancelled"), ["9:permission-not-cancelled"]);
+    assert!(trace("end_turn").is_empty(), "{:?}", trace("end_turn"));
 }
