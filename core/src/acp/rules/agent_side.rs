@@ -75,3 +75,57 @@ impl Checker {
         self.agent_side.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Checker;
+
+    /// An Agent announces child `A` on root `R`'s stream, then asks the Client's
+    /// permission for `A`'s tool call, and nothing else is seen.
+    fn agent_messages() -> [Value; 2] {
+        [
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}}),
+            json!({"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}),
+        ]
+    }
+
+    fn findings(mut checker: Checker) -> Vec<String> {
+        checker.end();
+        checker
+            .take_findings()
+            .iter()
+            .map(|f| format!("{}:{}", f.line, f.rule.as_str()))
+            .collect()
+    }
+
+    /// On the wire, both sides' messages are there: `R` was never set up ("announce it
+    /// first") and the Client never answered `A`'s request ("Responses to Agent-to-Client
+    /// requests … MUST still be delivered"). An adapter's own recording of the same
+    /// messages holds the Agent's side only: `R`'s `session/new` and the Client's answer
+    /// may be in what it does not hold, so neither is reported; it says once what it
+    /// lacks.
+    #[test]
+    fn an_agent_side_recording_reports_no_missing_client_message() {
+        let mut wire = Checker::new(None);
+        for (i, message) in agent_messages().iter().enumerate() {
+            wire.push_message(i + 1, "agent", message);
+        }
+        assert_eq!(
+            findings(wire),
+            ["1:traffic-before-announce", "2:child-request-unanswered"]
+        );
+
+        let mut recording = Checker::new(None);
+        let [update, permission] = agent_messages();
+        let lines = [
+            json!({"kind":"notification","method":"session/update","payload":update["params"]}),
+            json!({"kind":"request","method":"session/request_permission","payload":permission["params"]}),
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            recording.push_recorded(i + 1, line.as_object().unwrap());
+        }
+        assert_eq!(findings(recording), ["1:native-source-limits"]);
+    }
+}

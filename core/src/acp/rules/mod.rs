@@ -18,6 +18,8 @@ mod requests;
 #[cfg(test)]
 mod requests_tests;
 mod updates;
+#[cfg(test)]
+mod updates_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,16 +1,24 @@
 //! A pass and a fail trace, from the Subagent Sessions RFD, for branches of
 //! `requests.rs` no corpus trace told apart (`cargo mutants` survivors, issue 28 item
 //! 14): closing a parent reaches its children's permission requests as a cancel does,
-//! each `fs/*_text_file` capability guards its own method, and only a successful resume
-//! with replay is a freshness boundary.
+//! each `fs/*_text_file` capability guards its own method, only a successful resume
+//! with replay is a freshness boundary, and only an answer before the replay request
+//! makes a request reissued. `updates_tests.rs` uses the same stream helpers.
 
 use serde_json::{Value, json};
 
 use super::Checker;
+use crate::acp::view::ViewOptions;
+use crate::finding::Revision;
 
 /// The `line:rule` findings of a v`version` stream: `initialize` with `caps` (plus
 /// `subagents`), `session/new` → R, `A` announced under R running, then `rest`.
-fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
+pub(super) fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
+    run_under(Revision::Seed, version, caps, rest)
+}
+
+/// [`run`], checked against the RFD revision `spec`.
+pub(super) fn run_under(spec: Revision, version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
     let mut caps = caps.clone();
     caps["subagents"] = json!({});
     let mut lines = vec![
@@ -24,7 +32,12 @@ fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
         ),
     ];
     lines.extend(rest.iter().cloned());
-    let mut checker = Checker::new(Some(version));
+    let mut checker = Checker::with_view_options(ViewOptions {
+        transcripts: false,
+        header_version: Some(version),
+        spec,
+        changes: false,
+    });
     for (i, line) in lines.iter().enumerate() {
         checker.push_line(i + 1, &line.to_string());
     }
@@ -36,19 +49,20 @@ fn run(version: u64, caps: &Value, rest: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn agent_update(session: &str, update: Value) -> Value {
+pub(super) fn agent_update(session: &str, update: Value) -> Value {
     json!({"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":session,"update":update}}})
 }
 
-fn agent(message: Value) -> Value {
+pub(super) fn agent(message: Value) -> Value {
     json!({"from":"agent","message":message})
 }
 
-fn client(message: Value) -> Value {
+pub(super) fn client(message: Value) -> Value {
     json!({"from":"client","message":message})
 }
 
-const ALL_CAPS: &str = r#"{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}"#;
+pub(super) const ALL_CAPS: &str =
+    r#"{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}"#;
 
 /// "Closing the ordinary parent session cancels its active descendant work", whose
 /// pending permission requests the Client must answer with the cancelled outcome: a
@@ -135,4 +149,43 @@ fn only_a_successful_replay_resume_is_a_freshness_boundary() {
     );
     assert!(trace(replay, failure).is_empty());
     assert!(trace(json!({"sessionId":"R","cwd":"/p"}), success).is_empty());
+}
+
+/// "Replay MUST NOT reissue recorded permission, elicitation, or other Agent-to-Client
+/// requests": a permission answered on the line before the resume request is recorded
+/// history, so asking for the same tool call inside the replay window is a reissue. An
+/// answer in the same batch as the resume is not known to precede it ("batch entries may
+/// be processed in any order"; here it even follows the resume in array order), so the
+/// request may still have been pending when the replay started: not a reissue.
+#[test]
+fn a_permission_answered_before_the_replay_request_is_not_reissued() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let permission = |id: u64| {
+        agent(
+            json!({"jsonrpc":"2.0","id":id,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}),
+        )
+    };
+    let allow = |id: u64| json!({"jsonrpc":"2.0","id":id,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}});
+    let resume = json!({"jsonrpc":"2.0","id":5,"method":"session/resume","params":{"sessionId":"R","cwd":"/p","replayFrom":{"type":"start"}}});
+    let trace = |answer_then_resume: &[Value]| {
+        let mut rest = vec![permission(7)];
+        rest.extend(answer_then_resume.iter().cloned());
+        rest.extend([
+            agent_update(
+                "R",
+                json!({"sessionUpdate":"subagent_update","sessionId":"A"}),
+            ),
+            permission(8),
+            client(allow(8)),
+            agent(json!({"jsonrpc":"2.0","id":5,"result":{}})),
+        ]);
+        run(2, &caps, &rest)
+    };
+    // Answered on line 7, the replay requested on line 8, reissued on line 10.
+    assert_eq!(
+        trace(&[client(allow(7)), client(resume.clone())]),
+        ["10:request-reissued"]
+    );
+    // The resume and the answer share line 7; the request comes on line 9.
+    assert!(trace(&[client(json!([resume, allow(7)]))]).is_empty());
 }
