@@ -950,3 +950,98 @@ fn a_result_without_usage_leaves_the_root_turn_without_figures() {
     assert_eq!(usage_of(&r, &format!("{R}#1")), None);
     assert_eq!(usage_of(&r, "toolu_a#1"), None);
 }
+
+/// The provider turns the adapter opened for the root while it read `lines`: their ids.
+fn provider_turns_started(lines: &[String]) -> Vec<String> {
+    let mut e = Engine::new(Options {
+        format: Some(Format::ClaudeSdk),
+        record_events: true,
+        ..Options::default()
+    });
+    let mut started = Vec::new();
+    for line in lines {
+        for (event, _) in e.push_line(line).unwrap().events {
+            if let crate::tree::Event::RootProviderTurnStarted { provider_turn, .. } = event {
+                started.push(provider_turn.unwrap_or_default());
+            }
+        }
+    }
+    started
+}
+
+#[test]
+fn no_continuation_is_reserved_while_the_root_provider_turn_runs() {
+    // *Claude Code SDK Mapping*: "When the final active async child is about to become
+    // terminal and no root provider turn is active, the Claude sidecar opens a synthetic
+    // provider turn". Here the root's own turn is still streaming when it ends.
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notification("ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+    ];
+    let started = provider_turns_started(&lines);
+    assert!(
+        started.iter().all(|t| !t.starts_with("synthetic")),
+        "{started:?}"
+    );
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+#[test]
+fn no_continuation_is_reserved_for_a_root_turn_whose_cancel_is_prepared() {
+    // *Claude Code SDK Mapping*: "Cancellation during the notification wait uses the
+    // existing root-query interrupt. It cancels the reserved synthetic provider turn";
+    // a turn whose cancel is already prepared has no wait to reserve: nothing may reopen
+    // it ("No timeout completion or late continuation may overwrite the canceled
+    // canonical outcome").
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        text("started"),
+        result("success"),
+        control("h1", json!({"subtype": "interrupt"})),
+        notification("ta", "toolu_a", "completed"),
+        answered("h1", json!({"still_queued": []})),
+    ];
+    let started = provider_turns_started(&lines);
+    assert!(
+        started.iter().all(|t| !t.starts_with("synthetic")),
+        "{started:?}"
+    );
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+}
+
+#[test]
+fn only_the_final_async_child_reserves_a_continuation_not_a_foreground_one() {
+    // *Claude Code SDK Mapping*: "When the final active async child is about to become
+    // terminal …". A foreground child's end reserves nothing: the root settles once its
+    // provider turn and the child have ended.
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        text("waiting"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+    ];
+    let started = provider_turns_started(&lines);
+    assert!(
+        started.iter().all(|t| !t.starts_with("synthetic")),
+        "{started:?}"
+    );
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+}
