@@ -951,6 +951,17 @@ fn a_result_without_usage_leaves_the_root_turn_without_figures() {
     assert_eq!(usage_of(&r, "toolu_a#1"), None);
 }
 
+/// Replays `lines`, checking that the adapter opened no synthetic (reserved) provider
+/// turn for the root while it read them.
+fn without_a_synthetic_turn(lines: &[String]) -> Replay {
+    let started = provider_turns_started(lines);
+    assert!(
+        started.iter().all(|t| !t.starts_with("synthetic")),
+        "{started:?}"
+    );
+    replay(lines)
+}
+
 /// The provider turns the adapter opened for the root while it read `lines`: their ids.
 fn provider_turns_started(lines: &[String]) -> Vec<String> {
     let mut e = Engine::new(Options {
@@ -984,12 +995,7 @@ fn no_continuation_is_reserved_while_the_root_provider_turn_runs() {
         text("done"),
         result("success"),
     ];
-    let started = provider_turns_started(&lines);
-    assert!(
-        started.iter().all(|t| !t.starts_with("synthetic")),
-        "{started:?}"
-    );
-    let r = replay(&lines);
+    let r = without_a_synthetic_turn(&lines);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
@@ -1013,12 +1019,7 @@ fn no_continuation_is_reserved_for_a_root_turn_whose_cancel_is_prepared() {
         notification("ta", "toolu_a", "completed"),
         answered("h1", json!({"still_queued": []})),
     ];
-    let started = provider_turns_started(&lines);
-    assert!(
-        started.iter().all(|t| !t.starts_with("synthetic")),
-        "{started:?}"
-    );
-    let r = replay(&lines);
+    let r = without_a_synthetic_turn(&lines);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
 }
 
@@ -1036,12 +1037,7 @@ fn only_the_final_async_child_reserves_a_continuation_not_a_foreground_one() {
         result("success"),
         notification("ta", "toolu_a", "completed"),
     ];
-    let started = provider_turns_started(&lines);
-    assert!(
-        started.iter().all(|t| !t.starts_with("synthetic")),
-        "{started:?}"
-    );
-    let r = replay(&lines);
+    let r = without_a_synthetic_turn(&lines);
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
 }
