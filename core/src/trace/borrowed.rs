@@ -380,6 +380,57 @@ mod tests {
         );
     }
 
+    /// JSON texts as a producer may write them: any nesting, keys that repeat or need
+    /// escapes, numbers of every spelling serde_json keeps.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let number = prop_oneof![
+            "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?",
+            Just("-0".to_owned()),
+        ];
+        let string = "[a-z\"\\\\é😀\\n]{0,6}".prop_map(|s| Value::from(s).to_string());
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            number,
+            string.clone(),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec(
+                    (
+                        "[ab\"k]{0,2}".prop_map(|k| Value::from(k).to_string()),
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|m| {
+                    let members: Vec<String> =
+                        m.iter().map(|(k, v)| format!("{k} : {v}")).collect();
+                    format!("{{ {} }}", members.join(" ,"))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_json_text_reads_as_its_value_reads(text in json_text()) {
+            let (json, value) = both(&text);
+            proptest::prop_assert_eq!(json.to_value(), value.clone());
+            proptest::prop_assert_eq!(json.json_text(), value.to_string());
+            if let Some(members) = value.as_object() {
+                for (key, member) in members {
+                    let read = json.get(key).map(JsonRead::to_value);
+                    proptest::prop_assert_eq!(read.as_ref(), Some(member));
+                }
+            }
+        }
+    }
+
     #[test]
     fn strings_and_keys_borrow_the_text_unless_escaped() {
         let json: Json<'_> =
