@@ -81,6 +81,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::Checker;
+    use crate::acp::rules::requests_tests::findings_at_end as findings;
 
     /// An Agent announces child `A` on root `R`'s stream, then asks the Client's
     /// permission for `A`'s tool call, and nothing else is seen.
@@ -89,15 +90,6 @@ mod tests {
             json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"subagent_update","sessionId":"A"}}}),
             json!({"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"A","toolCall":{"toolCallId":"c1"},"options":[]}}),
         ]
-    }
-
-    fn findings(mut checker: Checker) -> Vec<String> {
-        checker.end();
-        checker
-            .take_findings()
-            .iter()
-            .map(|f| format!("{}:{}", f.line, f.rule.as_str()))
-            .collect()
     }
 
     /// On the wire, both sides' messages are there: `R` was never set up ("announce it

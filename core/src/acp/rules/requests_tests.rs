@@ -41,6 +41,11 @@ pub(super) fn run_under(spec: Revision, version: u64, caps: &Value, rest: &[Valu
     for (i, line) in lines.iter().enumerate() {
         checker.push_line(i + 1, &line.to_string());
     }
+    findings_at_end(checker)
+}
+
+/// The checker's findings once its stream ended, as `line:rule`.
+pub(super) fn findings_at_end(mut checker: Checker) -> Vec<String> {
     checker.end();
     checker
         .take_findings()
