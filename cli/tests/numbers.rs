@@ -1,8 +1,8 @@
 //! Numbers keep the data as read (issue 27): a record's numbers are JSON text, not `f64`s.
 //! An `at` out of range is `at-invalid` and the record applies; a payload number of any
 //! size or spelling comes out of `replay --format json` and `--format changes` with its
-//! digits as written (serde_json's `arbitrary_precision`; only an exponent's spelling is
-//! normalized, `1E5` to `1e+5`).
+//! text as written, exponents included (`1E5` stays `1E5`); a time of a canonical trace
+//! comes out of `convert` as written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
@@ -54,15 +54,14 @@ fn replay(trace: &str, format: &str) -> String {
 }
 
 /// A JSON number as a producer may write it: big integers, `-0`, 17-digit decimals,
-/// exponents (lower-case with a sign: the spelling kept byte for byte), numbers beyond
-/// `f64`'s range.
+/// exponents in every spelling, numbers beyond `f64`'s range.
 fn number() -> impl Strategy<Value = String> {
     prop_oneof![
         "-?[1-9][0-9]{19,60}",
         Just("-0".to_owned()),
         Just("-0.0".to_owned()),
         "-?(0|[1-9][0-9]{0,5})\\.[0-9]{17}",
-        "-?[1-9](\\.[0-9]{1,17})?e[+-][0-9]{1,4}",
+        "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,17})?[eE][+-]?[0-9]{1,4}",
         "-?(0|[1-9][0-9]{0,20})(\\.[0-9]{1,20})?",
     ]
 }
@@ -79,10 +78,52 @@ proptest! {
 }
 
 #[test]
-fn an_exponent_keeps_its_digits_and_is_spelled_e_with_a_sign() {
-    let numbers = ["1E5", "2e7", "-3.25E-2", "1e400"].map(str::to_owned);
-    let shown = printed_json(&replay(&acp_with(&numbers), "json"));
-    assert_eq!(shown, ["1e+5", "2e+7", "-3.25e-2", "1e+400"]);
+fn an_exponent_keeps_its_spelling() {
+    let numbers = ["1E5", "2e7", "-3.25E-2", "1e400", "1E+5", "0e0"].map(str::to_owned);
+    let trace = acp_with(&numbers);
+    assert_eq!(printed_json(&replay(&trace, "json")), numbers);
+    assert_eq!(printed_changes(&replay(&trace, "changes")), numbers);
+    // The same record, as an unenveloped message read through the `Value` path.
+    let (head, update) = trace.trim_end().rsplit_once('\n').unwrap();
+    let message = update.strip_prefix(r#"{"from":"agent","message":"#).unwrap();
+    let bare = format!("{head}\n{}\n", message.strip_suffix('}').unwrap());
+    assert_eq!(printed_json(&replay(&bare, "json")), numbers, "{bare}");
+}
+
+/// A canonical trace whose times are `times`.
+fn canonical_at(times: &[String]) -> String {
+    let mut trace = String::from(r#"{"event":{"type":"root_session_created","session":"R"}}"#);
+    for (i, at) in times.iter().enumerate() {
+        trace.push_str(&format!(
+            "\n{{\"event\":{{\"type\":\"user_submitted\",\"session\":\"R\",\"text\":\"t{i}\"}},\"at\":{at}}}"
+        ));
+    }
+    trace + "\n"
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// `convert --to canonical` writes each time as it was read, up to 2^64 - 1.
+    #[test]
+    fn times_round_trip_byte_exact_through_convert(
+        mut times in prop::collection::vec(0u64..=u64::MAX, 1..12)
+    ) {
+        times.sort_unstable();
+        let times: Vec<String> = times.iter().map(u64::to_string).collect();
+        let out = lineage_with_stdin(
+            &["convert", "-", "--to", "canonical"],
+            canonical_at(&times).as_bytes(),
+        );
+        prop_assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let written: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.rsplit_once(r#","at":"#))
+            .map(|(_, at)| at.trim_end_matches('}').to_owned())
+            .collect();
+        prop_assert_eq!(written, times);
+    }
 }
 
 #[test]

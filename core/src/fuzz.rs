@@ -125,3 +125,26 @@ pub fn native_files(data: &[u8]) {
         let _ = crate::render::tree(&replayed.replay);
     }
 }
+
+/// Reads arbitrary bytes as one JSON text with lineage's borrowed parser and with
+/// serde_json: whatever one accepts the other accepts, and reads to the same value up to
+/// an exponent's spelling (which only the borrowed parser keeps).
+pub fn json_text(data: &[u8]) {
+    use crate::trace::borrowed::{self, JsonRead};
+    use serde_json::Value;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ours = borrowed::parse(text).map(|json| json.to_value());
+    match (ours, serde_json::from_str::<Value>(text)) {
+        (Some(value), Ok(theirs)) => {
+            let respelled = serde_json::from_str::<Value>(&value.to_string());
+            if respelled.ok().as_ref() != Some(&theirs) {
+                panic!("read differently from serde_json: {text:?}");
+            }
+        }
+        (None, Ok(_)) => panic!("refused a text serde_json reads: {text:?}"),
+        (Some(_), Err(e)) => panic!("accepted a text serde_json refuses ({e}): {text:?}"),
+        (None, Err(_)) => {}
+    }
+}

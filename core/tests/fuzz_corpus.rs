@@ -47,3 +47,8 @@ fn fuzz_corpus_trace_bytes_replays_clean() {
 fn fuzz_corpus_native_files_replays_clean() {
     replay("native_files", lineage_core::fuzz::native_files);
 }
+
+#[test]
+fn fuzz_corpus_json_text_replays_clean() {
+    replay("json_text", lineage_core::fuzz::json_text);
+}

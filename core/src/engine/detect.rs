@@ -79,7 +79,7 @@ impl fmt::Display for Why {
 
 /// The format a record line tells, or why it tells none.
 pub(super) fn from_line(text: &str) -> Result<Format, Why> {
-    let Ok((value, _)) = crate::trace::parse_line::<Value>(text, Format::Canonical) else {
+    let Ok((value, _)) = crate::trace::parse_value_line(text, Format::Canonical) else {
         return Err(Why::NotAnObject);
     };
     let obj = value.as_object().ok_or(Why::NotAnObject)?;

@@ -931,7 +931,7 @@ impl Engine {
             out.changes = view_changes(checker, &mut self.acp_head);
             return out;
         }
-        match trace::parse_line::<Value>(text, Format::Acp) {
+        match trace::parse_value_line(text, Format::Acp) {
             Ok((value, note)) => {
                 depth_note(&mut out, line, note);
                 let value = if conductor::is_event(&value) {
@@ -959,7 +959,12 @@ impl Engine {
                 // An unenveloped JSON-RPC message: its side is read from it.
                 let value = if raw::is_message_of(Format::Acp, &value) {
                     let from = self.sides.infer(Format::Acp, &value);
-                    serde_json::json!({"from": from, "message": value})
+                    // Built member by member: `json!` would respell the message's
+                    // numbers (it converts through serde_json's serializer).
+                    let mut record = serde_json::Map::new();
+                    record.insert("from".to_owned(), Value::from(from));
+                    record.insert("message".to_owned(), value);
+                    Value::Object(record)
                 } else {
                     value
                 };
@@ -983,7 +988,7 @@ impl Engine {
 
     /// An unenveloped message of `format` (no `from`), with the side that wrote it.
     fn raw_record(&mut self, format: Format, text: &str) -> Option<ProviderRecord> {
-        let (value, _) = trace::parse_line::<Value>(text, format).ok()?;
+        let (value, _) = trace::parse_value_line(text, format).ok()?;
         raw::is_message_of(format, &value).then(|| {
             let from = self.sides.infer(format, &value);
             ProviderRecord::new(from, value, None)

@@ -102,7 +102,7 @@ impl Transcript {
                 records.push((i + 1, head.stub()));
                 continue;
             }
-            match crate::trace::json::parse::<Value>(trimmed) {
+            match crate::trace::json::parse_value(trimmed) {
                 Ok(parsed) if parsed.value.is_object() => records.push((i + 1, parsed.value)),
                 Ok(_) => findings.push(located(
                     index,
@@ -207,7 +207,7 @@ impl<'a> Head<'a> {
 }
 
 fn meta(index: usize, file: &File) -> Result<Meta, Located> {
-    let value: Value = crate::trace::json::parse(crate::trace::strip_bom(file.text.trim()))
+    let value: Value = crate::trace::json::parse_value(crate::trace::strip_bom(file.text.trim()))
         .map_err(|e| {
             located(
                 index,

@@ -115,7 +115,7 @@ fn meta(file: &File) -> Result<Meta, Finding> {
         .find(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| (i + 1, l))
         .unwrap_or((1, ""));
-    let value: Option<Value> = crate::trace::json::parse(crate::trace::strip_bom(text.trim()))
+    let value: Option<Value> = crate::trace::json::parse_value(crate::trace::strip_bom(text.trim()))
         .ok()
         .map(|p| p.value);
     let payload = value
@@ -284,7 +284,7 @@ impl FileReader {
             if trimmed.is_empty() || is_silent(trimmed) {
                 continue;
             }
-            let record = match crate::trace::json::parse::<Value>(trimmed) {
+            let record = match crate::trace::json::parse_value(trimmed) {
                 Ok(parsed) => parsed.value,
                 Err(e) => {
                     let why = format!("not a rollout record: {e}");

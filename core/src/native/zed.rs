@@ -149,7 +149,7 @@ impl<'a> Scan<'a> {
 
 /// One element as an `acp` record.
 fn element(text: &str) -> Result<ProviderRecord, String> {
-    let value: Value = crate::trace::json::parse(text)
+    let value: Value = crate::trace::json::parse_value(text)
         .map_err(|e| format!("not JSON: {e}"))?
         .value;
     let direction = value.get("_direction").and_then(Value::as_str);

@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::finding::{Code, Finding};
 use crate::ids::{SessionId, TurnId};
 use crate::output::Output;
-use crate::trace::borrowed::{Json, JsonRead};
+use crate::trace::borrowed::{self, Json, JsonRead};
 use crate::trace::{At, Format, RecordError};
 use crate::tree::{Applied, Change, Event, Millis, Severity, Snapshot};
 
@@ -122,25 +122,33 @@ pub(crate) struct LineRecord<'a> {
     pub(crate) at_problem: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct LineWire<'a> {
-    #[serde(borrow)]
-    from: Cow<'a, str>,
-    #[serde(borrow)]
-    message: Json<'a>,
-    #[serde(borrow, default)]
-    at: Option<Json<'a>>,
-}
-
 impl<'a> LineRecord<'a> {
     /// Decodes a record line of `format`, or `None` for anything the ordinary path
-    /// ([`parse_record`]) must read and report: text serde_json refuses (not JSON, too
-    /// deep, a missing or repeated member, a `from` that is not a string) or a `from`
-    /// that is not one of the format's sides. What it accepts reads as that path reads it.
+    /// ([`parse_record`]) must read and report: text the parser refuses (not JSON, too
+    /// deep), a record that is not an object, a missing or repeated `from` or `message`
+    /// or `at`, a `from` that is not a string or not one of the format's sides. Other
+    /// members are ignored, as there. What it accepts reads as that path reads it.
     pub(crate) fn decode(text: &'a str, format: Format) -> Option<LineRecord<'a>> {
-        let wire: LineWire<'a> = serde_json::from_str(text).ok()?;
-        check_side(format, &wire.from).ok()?;
-        let at = match &wire.at {
+        let Json::Object(members) = borrowed::parse(text)? else {
+            return None;
+        };
+        let (mut from, mut message, mut at) = (None, None, None);
+        for (key, value) in members {
+            let slot = match key.as_ref() {
+                "from" => &mut from,
+                "message" => &mut message,
+                "at" => &mut at,
+                _ => continue,
+            };
+            if slot.replace(value).is_some() {
+                return None;
+            }
+        }
+        let Json::Str(from) = from? else {
+            return None;
+        };
+        check_side(format, &from).ok()?;
+        let at = match &at {
             None => At::Absent,
             Some(at) => match at.as_u64() {
                 Some(ms) => At::Time(ms),
@@ -149,8 +157,8 @@ impl<'a> LineRecord<'a> {
         };
         let (at, at_problem) = at.split();
         Some(LineRecord {
-            from: wire.from,
-            message: wire.message,
+            from,
+            message: message?,
             at,
             at_problem,
         })

@@ -188,7 +188,7 @@ fn view_json<'a>(view: &'a View, findings: &'a [Finding]) -> ViewJson<'a> {
 /// The replay as the docs/contract.md JSON object: `format`, `connection`, `sessions` (the
 /// Client's view), plus `version`, `pendingRequests` and `diagnostics`.
 pub(crate) fn json(view: &View, findings: &[Finding]) -> Value {
-    serde_json::to_value(view_json(view, findings)).unwrap_or_default()
+    crate::trace::borrowed::to_value(&view_json(view, findings)).unwrap_or_default()
 }
 
 /// [`json`] as text (pretty when asked), with a fixed key order.

@@ -458,3 +458,33 @@ fn acp_tree_says_an_unknown_protocol_version_in_words() {
         Some("connection: connected · protocol unknown")
     );
 }
+
+/// A number in a kept ACP payload is written as the trace wrote it, in the document of
+/// the Client view and in the change that carries a session-directed message (both are
+/// converted to `Value`s on the way, and serde_json's own conversion respells `5E-1`).
+#[test]
+fn acp_payload_numbers_keep_their_spelling_in_the_document_and_the_changes() {
+    let trace = include_str!(
+        "../../../traces/acp/scenarios/05-streaming-chunks-snapshot-late-metadata.jsonl"
+    )
+    .replace(
+        r#""text":"Start by reproducing the failure on Linux.""#,
+        r#""text":"Start by reproducing the failure on Linux.","annotations":{"priority":5E-1}"#,
+    );
+    assert!(trace.contains("5E-1"), "the scenario still has its message");
+    let replayed = replay(&trace, &Options::default()).expect("the trace replays");
+    let document = super::json(&replayed).to_string();
+    assert!(document.contains(r#""priority":5E-1"#), "{document}");
+    assert!(!document.contains("5e-1"), "{document}");
+
+    let mut engine = crate::engine::Engine::new(crate::engine::Options::default());
+    let mut changes = String::new();
+    for line in trace.lines() {
+        let out = engine.push_line(line).expect("the engine takes the line");
+        for change in &out.changes {
+            changes.push_str(&serde_json::to_string(change).expect("a change serializes"));
+        }
+    }
+    assert!(changes.contains("acp_message_changed"), "{changes}");
+    assert!(changes.contains(r#""priority":5E-1"#), "{changes}");
+}

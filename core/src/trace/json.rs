@@ -178,6 +178,19 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str) -> Result<Parsed<T>, JsonEr
     }
 }
 
+/// Parses one record as a `Value`: by the borrowed parser when it accepts the text, so a
+/// number keeps its spelling (`1E5` stays `1E5`), else exactly as [`parse`] does (which
+/// reads and reports everything that parser leaves to it).
+pub(crate) fn parse_value(text: &str) -> Result<Parsed<serde_json::Value>, JsonError> {
+    match super::borrowed::parse(text) {
+        Some(json) => Ok(Parsed {
+            value: super::borrowed::JsonRead::to_value(&json),
+            pruned: None,
+        }),
+        None => parse(text),
+    }
+}
+
 /// The text without a leading U+FEFF (a UTF-8 byte-order mark); only the first line of a
 /// file can carry one. Columns of that line then count from after the mark.
 pub(crate) fn strip_bom(line: &str) -> &str {

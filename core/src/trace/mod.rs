@@ -319,6 +319,18 @@ pub(crate) fn parse_line<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// One record line parsed as a `Value`, its numbers as written: [`json::parse_value`],
+/// with errors reported as [`parse_line`] reports them.
+pub(crate) fn parse_value_line(
+    line: &str,
+    format: Format,
+) -> Result<(Value, Option<String>), RecordError> {
+    match borrowed::parse(line) {
+        Some(json) => Ok((borrowed::JsonRead::to_value(&json), None)),
+        None => parse_line::<Value>(line, format),
+    }
+}
+
 /// serde_json locates errors as "line 1 column N" of the record; the trace line number is
 /// reported separately, so keep only the column.
 pub fn in_record(e: &serde_json::Error) -> String {

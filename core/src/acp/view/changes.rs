@@ -207,7 +207,7 @@ impl View {
                 let s = session(&id)?;
                 let m = s.messages.get(index)?;
                 Change::AcpMessageChanged {
-                    message: serde_json::to_value(message(s, m)).ok()?,
+                    message: crate::trace::borrowed::to_value(&message(s, m)).ok()?,
                     index,
                     session: id,
                 }

@@ -12,16 +12,16 @@
 //! a record too deep for serde_json, text that is not JSON) is `None`, and the caller
 //! reads the line as a `Value` instead, so both paths report the same.
 //!
-//! The members' values stay `Value`s: `params`, `result` and `error` are what the view
+//! The line is read by the borrowed JSON parser, so a number keeps its spelling. The
+//! members' values stay `Value`s: `params`, `result` and `error` are what the view
 //! and the rules read; `id`, `method`, `jsonrpc` and `at` are read as they would be from a
 //! `Value` record. A member that is present keeps its presence even when it is `null`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::Deserializer;
-use serde::de::{self, MapAccess, Visitor};
 use serde_json::Value;
+
+use crate::trace::borrowed::{self, Json, JsonRead};
 
 /// One `acp` trace line, decoded on the fast path.
 #[derive(Debug, Default)]
@@ -54,104 +54,57 @@ impl<'a> Line<'a> {
         if !text.starts_with('{') {
             return None;
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let line = de.deserialize_map(LineVisitor).ok()?;
-        de.end().ok()?;
+        let Json::Object(members) = borrowed::parse(text)? else {
+            return None;
+        };
+        let mut line = Line::default();
+        for (key, value) in members {
+            match key.as_ref() {
+                "from" => once(&mut line.from, text_of(value)?)?,
+                "event" => once(&mut line.event, text_of(value)?)?,
+                "at" => once(&mut line.at, value.to_value())?,
+                "message" => once(&mut line.message, Message::read(&value)?)?,
+                _ => return None,
+            }
+        }
         Some(line)
     }
 }
 
-/// A string borrowed from the line when it has no escapes.
-struct Text<'a>(Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(v.to_owned())))
-    }
-}
-
-/// Sets a member once; a repeated member fails the fast path.
-fn once<T, E: de::Error>(slot: &mut Option<T>, value: T) -> Result<(), E> {
-    if slot.replace(value).is_some() {
-        return Err(E::custom("repeated member"));
-    }
-    Ok(())
-}
-
-struct LineVisitor;
-
-impl<'de> Visitor<'de> for LineVisitor {
-    type Value = Line<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an acp record object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line<'de>, A::Error> {
-        let mut line = Line::default();
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            match &*key {
-                "from" => once(&mut line.from, map.next_value::<Text<'de>>()?.0)?,
-                "event" => once(&mut line.event, map.next_value::<Text<'de>>()?.0)?,
-                "at" => once(&mut line.at, map.next_value::<Value>()?)?,
-                "message" => once(&mut line.message, map.next_value::<Message>()?)?,
-                _ => return Err(de::Error::custom("another member")),
-            }
-        }
-        Ok(line)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Message {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
-        // A map only: a JSON array (a batch) is not taken as the struct's fields.
-        d.deserialize_map(MessageVisitor)
-    }
-}
-
-struct MessageVisitor;
-
-impl<'de> Visitor<'de> for MessageVisitor {
-    type Value = Message;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON-RPC message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+impl Message {
+    /// The members of a JSON-RPC message object (never a batch), each kept once.
+    fn read(json: &Json<'_>) -> Option<Message> {
+        let Json::Object(members) = json else {
+            return None;
+        };
         let mut m = Message::default();
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            let slot = match &*key {
+        for (key, value) in members {
+            let slot = match key.as_ref() {
                 "jsonrpc" => &mut m.jsonrpc,
                 "id" => &mut m.id,
                 "method" => &mut m.method,
                 "params" => &mut m.params,
                 "result" => &mut m.result,
                 "error" => &mut m.error,
-                _ => return Err(de::Error::custom("another member")),
+                _ => return None,
             };
-            once(slot, map.next_value::<Value>()?)?;
+            once(slot, value.to_value())?;
         }
-        Ok(m)
+        Some(m)
     }
+}
+
+/// A string member's text (borrowed from the line when it has no escapes).
+fn text_of(json: Json<'_>) -> Option<Cow<'_, str>> {
+    match json {
+        Json::Str(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Sets a member once; a repeated member fails the fast path.
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    slot.replace(value).is_none().then_some(())
 }
 
 #[cfg(test)]

@@ -2,35 +2,32 @@
 //! reading it whether it was parsed from a line or handed over as a `serde_json::Value`.
 //!
 //! Owns: [`Json`], a JSON value whose strings and object keys borrow the line's text
-//! (owned only where the text has an escape), its objects kept as member lists in the
-//! order read; [`JsonRead`], the reading methods an adapter uses (`get`, `as_str`,
-//! `pointer` …), implemented alike by [`Json`] and `Value`, so an adapter is written once
-//! and a parsed line never builds a `Value` map (no key allocated, no key hashed).
+//! (owned only where the text has an escape) and whose numbers are their text as written,
+//! its objects kept as member lists in the order read; its parser ([`parse`]); [`JsonRead`],
+//! the reading methods an adapter uses (`get`, `as_str`, `pointer` …), implemented alike
+//! by [`Json`] and `Value`, so an adapter is written once and a parsed line never builds
+//! a `Value` map (no key allocated, no key hashed).
 //! Never: reads a record differently from its `Value`: a repeated key reads as its last
-//! value (as a `Value` map keeps it), a number is its JSON text as serde_json keeps it
-//! (`arbitrary_precision`), and [`JsonRead::to_value`] builds the `Value` the same text
-//! would have parsed to. Parsing goes through serde_json, so it recurses no deeper than
-//! serde_json's recursion limit; a line it refuses is read by the ordinary path, which
-//! reports it.
+//! value (as a `Value` map keeps it), and [`JsonRead::to_value`] builds the `Value`
+//! serde_json would have parsed from the same text, except that a number keeps its
+//! spelling (`1E5` stays `1E5`; serde_json writes `1e+5`). The parser never recurses; a
+//! text it does not accept is read by the ordinary path, which reports it.
+
+mod parse;
+
+pub(crate) use parse::parse;
 
 use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-
-/// The key serde_json's `arbitrary_precision` hands a number's text under.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// A JSON value borrowed from the text it was parsed from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Json<'a> {
     Null,
     Bool(bool),
-    /// A number's JSON text, as serde_json keeps it.
-    Number(Cow<'a, str>),
+    /// A number's JSON text as written (its grammar checked by the parser).
+    Number(&'a str),
     Str(Cow<'a, str>),
     Array(Vec<Json<'a>>),
     /// Members in the order read (a repeated key is kept twice; the last one is read).
@@ -184,10 +181,7 @@ impl JsonRead for Json<'_> {
         match self {
             Json::Null => Value::Null,
             Json::Bool(b) => Value::Bool(*b),
-            // The text came from serde_json's own number scanner, so it parses back.
-            Json::Number(n) => n
-                .parse::<serde_json::Number>()
-                .map_or(Value::Null, Value::Number),
+            Json::Number(n) => Value::Number(number(n)),
             Json::Str(s) => Value::String(s.clone().into_owned()),
             Json::Array(items) => Value::Array(items.iter().map(JsonRead::to_value).collect()),
             Json::Object(members) => {
@@ -207,119 +201,50 @@ impl JsonRead for Json<'_> {
     }
     fn json_text(&self) -> String {
         match self {
-            Json::Number(n) => n.clone().into_owned(),
+            Json::Number(n) => (*n).to_owned(),
             Json::Str(s) => Value::from(s.as_ref()).to_string(),
             _ => self.to_value().to_string(),
         }
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Json<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonVisitor(PhantomData))
+/// `serde_json::to_value`, keeping every number's spelling (serde_json's own conversion
+/// respells an exponent, as its parser does): the value is written as JSON text and read
+/// back by [`parse`]. A value nested deeper than the parser reads takes serde_json's
+/// conversion.
+pub(crate) fn to_value<T: serde::Serialize + ?Sized>(x: &T) -> serde_json::Result<Value> {
+    let text = serde_json::to_string(x)?;
+    match parse(&text) {
+        Some(json) => Ok(json.to_value()),
+        None => serde_json::to_value(x),
     }
 }
 
-struct JsonVisitor<'a>(PhantomData<Json<'a>>);
-
-impl<'de: 'a, 'a> Visitor<'de> for JsonVisitor<'a> {
-    type Value = Json<'a>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Json<'a>, E> {
-        Ok(Json::Bool(b))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Json<'a>, E> {
-        Ok(Json::Number(Cow::Owned(n.to_string())))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Json<'a>, E> {
-        Ok(Json::Number(Cow::Owned(n.to_string())))
-    }
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json<'a>, E> {
-        serde_json::Number::from_f64(n)
-            .map(|n| Json::Number(Cow::Owned(n.to_string())))
-            .ok_or_else(|| E::custom("a number that is not finite"))
-    }
-    fn visit_unit<E>(self) -> Result<Json<'a>, E> {
-        Ok(Json::Null)
-    }
-    fn visit_none<E>(self) -> Result<Json<'a>, E> {
-        Ok(Json::Null)
-    }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Json<'a>, E> {
-        Ok(Json::Str(Cow::Borrowed(s)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Json<'a>, E> {
-        Ok(Json::Str(Cow::Owned(s.to_owned())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Json<'a>, E> {
-        Ok(Json::Str(Cow::Owned(s)))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'a>, A::Error> {
-        // serde_json gives no size hint: start with room for a record's usual arrays.
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4).min(16));
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'a>, A::Error> {
-        let Some(Key(first)) = map.next_key()? else {
-            return Ok(Json::Object(Vec::new()));
-        };
-        if first == NUMBER_TOKEN {
-            // `arbitrary_precision`: a number arrives as a one-member map of its text.
-            let text: String = map.next_value()?;
-            return Ok(Json::Number(Cow::Owned(text)));
-        }
-        // Room for a record's usual objects, so members are not copied as they grow.
-        let mut members = Vec::with_capacity(8);
-        members.push((first, map.next_value()?));
-        while let Some(Key(key)) = map.next_key()? {
-            members.push((key, map.next_value()?));
-        }
-        Ok(Json::Object(members))
-    }
-}
-
-/// An object key, borrowed when it has no escape.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(KeyVisitor(PhantomData))
-    }
-}
-
-struct KeyVisitor<'a>(PhantomData<Key<'a>>);
-
-impl<'de: 'a, 'a> Visitor<'de> for KeyVisitor<'a> {
-    type Value = Key<'a>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'a>, E> {
-        Ok(Key(Cow::Borrowed(s)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Key<'a>, E> {
-        Ok(Key(Cow::Owned(s.to_owned())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Key<'a>, E> {
-        Ok(Key(Cow::Owned(s)))
-    }
+/// A number with its text as written.
+///
+/// serde_json's `arbitrary_precision` keeps a number as its text, but its parser respells
+/// an exponent (`1E5` becomes `1e+5`), and so does `Number`'s `FromStr`; only
+/// `from_string_unchecked` keeps the text as given. It is hidden from serde_json's
+/// documentation, so the test `a_number_keeps_its_spelling` pins what it does; `text` is
+/// a JSON number, checked by the parser, so the `Number` is one serde_json could hold.
+fn number(text: &str) -> serde_json::Number {
+    serde_json::Number::from_string_unchecked(text.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::parse::MAX_NESTING;
     use super::*;
 
     fn both(text: &str) -> (Json<'_>, Value) {
-        let json: Json<'_> = serde_json::from_str(text).unwrap();
+        let json = parse(text).unwrap();
         let value: Value = serde_json::from_str(text).unwrap();
         (json, value)
+    }
+
+    /// A value as serde_json reads its text: every exponent respelled `e` with a sign.
+    fn respelled(value: &Value) -> Value {
+        serde_json::from_str(&value.to_string()).unwrap()
     }
 
     #[test]
@@ -332,9 +257,21 @@ mod tests {
             "1e400",
         ] {
             let (json, value) = both(text);
-            assert_eq!(json.to_value(), value, "{text}");
-            assert_eq!(json.to_value().to_string(), value.to_string(), "{text}");
+            assert_eq!(respelled(&json.to_value()), value, "{text}");
         }
+    }
+
+    #[test]
+    fn a_number_keeps_its_spelling() {
+        let text = "[1E5,2e7,-3.25E-2,1e+400,-0,1.50,123456789012345678901234567890]";
+        let value = parse(text).unwrap().to_value();
+        assert_eq!(value.to_string(), text);
+        let n = &value[0];
+        assert_eq!((n.as_f64(), n.is_f64(), n.as_u64()), (Some(1e5), true, None));
+        assert_eq!(value[4].as_i64(), Some(0));
+        // The spelling is kept as data: serde_json's own reading of the text differs.
+        assert_ne!(value, serde_json::from_str::<Value>(text).unwrap());
+        assert_eq!(respelled(&value), serde_json::from_str::<Value>(text).unwrap());
     }
 
     #[test]
@@ -420,21 +357,33 @@ mod tests {
         #[test]
         fn any_json_text_reads_as_its_value_reads(text in json_text()) {
             let (json, value) = both(&text);
-            proptest::prop_assert_eq!(json.to_value(), value.clone());
-            proptest::prop_assert_eq!(json.json_text(), value.to_string());
+            proptest::prop_assert_eq!(respelled(&json.to_value()), value.clone());
+            let text_of_json: Value = serde_json::from_str(&json.json_text()).unwrap();
+            proptest::prop_assert_eq!(text_of_json, value.clone());
             if let Some(members) = value.as_object() {
                 for (key, member) in members {
-                    let read = json.get(key).map(JsonRead::to_value);
+                    let read = json.get(key).map(|j| respelled(&j.to_value()));
                     proptest::prop_assert_eq!(read.as_ref(), Some(member));
                 }
             }
+        }
+
+        /// Whatever the parser accepts, serde_json accepts and reads alike; whatever
+        /// serde_json accepts, the parser accepts (it refuses only what the ordinary path
+        /// must report).
+        #[test]
+        fn the_parser_accepts_what_serde_json_accepts(
+            text in "[\\[\\]{}\",:0-9eE+.a-z\\\\ \t\u{1}é-]{0,24}"
+        ) {
+            let ours = parse(&text).map(|j| respelled(&j.to_value()));
+            let theirs = serde_json::from_str::<Value>(&text).ok();
+            proptest::prop_assert_eq!(ours, theirs, "{:?}", text);
         }
     }
 
     #[test]
     fn strings_and_keys_borrow_the_text_unless_escaped() {
-        let json: Json<'_> =
-            serde_json::from_str(r#"{"plain":"text","esc\"aped":"a\tb"}"#).unwrap();
+        let json = parse(r#"{"plain":"text","esc\"aped":"a\tb"}"#).unwrap();
         let Json::Object(members) = &json else {
             panic!("an object");
         };
@@ -443,5 +392,25 @@ mod tests {
             (Cow::Borrowed("plain"), Json::Str(Cow::Borrowed("text")))
         ));
         assert!(matches!(&members[1].0, Cow::Owned(k) if k == "esc\"aped"));
+    }
+
+    #[test]
+    fn the_parser_refuses_what_serde_json_refuses() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let refused = [
+            "", " ", "01", "-", "-a", "1.", "1.e5", "1e", "1e+", ".5", "+1", "tru", "nul",
+            "[1,]", "[,1]", r#"{"a":1,}"#, r#"{"a" 1}"#, r#"{a:1}"#, "[1]x", "1 2", "\"a",
+            "\"\\x\"", "\"\\u12\"", r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#,
+            "\"a\u{1}b\"", "\"tab\there\"", "\u{feff}1", "NaN", "Infinity",
+        ];
+        for text in refused.iter().map(|t| (*t).to_owned()).chain([deep(MAX_NESTING + 1)]) {
+            assert!(parse(&text).is_none(), "{text:?}");
+            assert!(serde_json::from_str::<Value>(&text).is_err(), "{text:?}");
+        }
+        let deepest = deep(MAX_NESTING);
+        assert!(parse(&deepest).is_some());
+        assert!(serde_json::from_str::<Value>(&deepest).is_ok());
+        let (json, _) = both(r#" { "s" : "\ud83d\ude00\u0000\/" , "e" : [ ] , "o" : { } } "#);
+        assert_eq!(json.get("s").and_then(JsonRead::as_str), Some("😀\0/"));
     }
 }
