@@ -145,7 +145,11 @@ fn check_lines(
     let mut lines = Vec::new();
     let failed = read(&mut |line| {
         if keep_lines {
-            lines.push(String::from_utf8_lossy(line).into_owned());
+            // Valid UTF-8 (the common case) is checked by the fast validator.
+            lines.push(match std::str::from_utf8(line) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(line).into_owned(),
+            });
         }
         match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),

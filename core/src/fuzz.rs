@@ -136,6 +136,9 @@ pub fn json_text(data: &[u8]) {
         return;
     };
     let ours = borrowed::parse(text).map(|json| json.to_value());
+    if borrowed::parse_as::<Value>(text) != ours {
+        panic!("built as a Value differently from the borrowed tree: {text:?}");
+    }
     match (ours, serde_json::from_str::<Value>(text)) {
         (Some(value), Ok(theirs)) => {
             let respelled = serde_json::from_str::<Value>(&value.to_string());

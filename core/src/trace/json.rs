@@ -182,9 +182,9 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str) -> Result<Parsed<T>, JsonEr
 /// number keeps its spelling (`1E5` stays `1E5`), else exactly as [`parse`] does (which
 /// reads and reports everything that parser leaves to it).
 pub(crate) fn parse_value(text: &str) -> Result<Parsed<serde_json::Value>, JsonError> {
-    match super::borrowed::parse(text) {
-        Some(json) => Ok(Parsed {
-            value: super::borrowed::JsonRead::to_value(&json),
+    match super::borrowed::parse_as(text) {
+        Some(value) => Ok(Parsed {
+            value,
             pruned: None,
         }),
         None => parse(text),

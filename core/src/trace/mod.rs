@@ -325,8 +325,8 @@ pub(crate) fn parse_value_line(
     line: &str,
     format: Format,
 ) -> Result<(Value, Option<String>), RecordError> {
-    match borrowed::parse(line) {
-        Some(json) => Ok((borrowed::JsonRead::to_value(&json), None)),
+    match borrowed::parse_as(line) {
+        Some(value) => Ok((value, None)),
         None => parse_line::<Value>(line, format),
     }
 }

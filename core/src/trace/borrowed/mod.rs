@@ -15,7 +15,7 @@
 
 mod parse;
 
-pub(crate) use parse::parse;
+pub(crate) use parse::{parse, parse_as};
 
 use std::borrow::Cow;
 
@@ -214,8 +214,8 @@ impl JsonRead for Json<'_> {
 /// conversion.
 pub(crate) fn to_value<T: serde::Serialize + ?Sized>(x: &T) -> serde_json::Result<Value> {
     let text = serde_json::to_string(x)?;
-    match parse(&text) {
-        Some(json) => Ok(json.to_value()),
+    match parse_as::<Value>(&text) {
+        Some(value) => Ok(value),
         None => serde_json::to_value(x),
     }
 }
@@ -227,7 +227,7 @@ pub(crate) fn to_value<T: serde::Serialize + ?Sized>(x: &T) -> serde_json::Resul
 /// `from_string_unchecked` keeps the text as given. It is hidden from serde_json's
 /// documentation, so the test `a_number_keeps_its_spelling` pins what it does; `text` is
 /// a JSON number, checked by the parser, so the `Number` is one serde_json could hold.
-fn number(text: &str) -> serde_json::Number {
+pub(crate) fn number(text: &str) -> serde_json::Number {
     serde_json::Number::from_string_unchecked(text.to_owned())
 }
 
@@ -267,11 +267,17 @@ mod tests {
         let value = parse(text).unwrap().to_value();
         assert_eq!(value.to_string(), text);
         let n = &value[0];
-        assert_eq!((n.as_f64(), n.is_f64(), n.as_u64()), (Some(1e5), true, None));
+        assert_eq!(
+            (n.as_f64(), n.is_f64(), n.as_u64()),
+            (Some(1e5), true, None)
+        );
         assert_eq!(value[4].as_i64(), Some(0));
         // The spelling is kept as data: serde_json's own reading of the text differs.
         assert_ne!(value, serde_json::from_str::<Value>(text).unwrap());
-        assert_eq!(respelled(&value), serde_json::from_str::<Value>(text).unwrap());
+        assert_eq!(
+            respelled(&value),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
     }
 
     #[test]
@@ -358,6 +364,7 @@ mod tests {
         fn any_json_text_reads_as_its_value_reads(text in json_text()) {
             let (json, value) = both(&text);
             proptest::prop_assert_eq!(respelled(&json.to_value()), value.clone());
+            proptest::prop_assert_eq!(parse_as::<Value>(&text), Some(json.to_value()));
             let text_of_json: Value = serde_json::from_str(&json.json_text()).unwrap();
             proptest::prop_assert_eq!(text_of_json, value.clone());
             if let Some(members) = value.as_object() {
@@ -375,7 +382,9 @@ mod tests {
         fn the_parser_accepts_what_serde_json_accepts(
             text in "[\\[\\]{}\",:0-9eE+.a-z\\\\ \t\u{1}é-]{0,24}"
         ) {
-            let ours = parse(&text).map(|j| respelled(&j.to_value()));
+            let built = parse_as::<Value>(&text);
+            proptest::prop_assert_eq!(&built, &parse(&text).map(|j| j.to_value()));
+            let ours = built.as_ref().map(respelled);
             let theirs = serde_json::from_str::<Value>(&text).ok();
             proptest::prop_assert_eq!(ours, theirs, "{:?}", text);
         }
@@ -398,12 +407,43 @@ mod tests {
     fn the_parser_refuses_what_serde_json_refuses() {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         let refused = [
-            "", " ", "01", "-", "-a", "1.", "1.e5", "1e", "1e+", ".5", "+1", "tru", "nul",
-            "[1,]", "[,1]", r#"{"a":1,}"#, r#"{"a" 1}"#, r#"{a:1}"#, "[1]x", "1 2", "\"a",
-            "\"\\x\"", "\"\\u12\"", r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#,
-            "\"a\u{1}b\"", "\"tab\there\"", "\u{feff}1", "NaN", "Infinity",
+            "",
+            " ",
+            "01",
+            "-",
+            "-a",
+            "1.",
+            "1.e5",
+            "1e",
+            "1e+",
+            ".5",
+            "+1",
+            "tru",
+            "nul",
+            "[1,]",
+            "[,1]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            "[1]x",
+            "1 2",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12\"",
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            "\"a\u{1}b\"",
+            "\"tab\there\"",
+            "\u{feff}1",
+            "NaN",
+            "Infinity",
         ];
-        for text in refused.iter().map(|t| (*t).to_owned()).chain([deep(MAX_NESTING + 1)]) {
+        for text in refused
+            .iter()
+            .map(|t| (*t).to_owned())
+            .chain([deep(MAX_NESTING + 1)])
+        {
             assert!(parse(&text).is_none(), "{text:?}");
             assert!(serde_json::from_str::<Value>(&text).is_err(), "{text:?}");
         }

@@ -12,26 +12,124 @@
 
 use std::borrow::Cow;
 
+use serde_json::{Map, Value};
+
 use super::Json;
 
 /// The deepest nesting of arrays and objects read here: serde_json refuses the 128th.
 pub(crate) const MAX_NESTING: usize = 127;
 
+/// What the parser builds: a [`Json`] borrowed from the text, or a `serde_json::Value`
+/// straight away (no borrowed tree built and then converted).
+pub(crate) trait Build<'a>: Sized {
+    /// An array's items as they are read.
+    type Items;
+    /// An object's members as they are read.
+    type Members;
+    fn null() -> Self;
+    fn bool(b: bool) -> Self;
+    /// A number, its text as written (its grammar checked).
+    fn number(text: &'a str) -> Self;
+    fn string(text: Cow<'a, str>) -> Self;
+    fn items() -> Self::Items;
+    fn push_item(items: &mut Self::Items, item: Self);
+    fn array(items: Self::Items) -> Self;
+    fn members() -> Self::Members;
+    /// Adds a member; a repeated key is read as a `Value` map reads it.
+    fn push_member(members: &mut Self::Members, key: Cow<'a, str>, value: Self);
+    fn object(members: Self::Members) -> Self;
+}
+
+impl<'a> Build<'a> for Json<'a> {
+    type Items = Vec<Json<'a>>;
+    type Members = Vec<(Cow<'a, str>, Json<'a>)>;
+    fn null() -> Self {
+        Json::Null
+    }
+    fn bool(b: bool) -> Self {
+        Json::Bool(b)
+    }
+    fn number(text: &'a str) -> Self {
+        Json::Number(text)
+    }
+    fn string(text: Cow<'a, str>) -> Self {
+        Json::Str(text)
+    }
+    fn items() -> Self::Items {
+        Vec::with_capacity(4)
+    }
+    fn push_item(items: &mut Self::Items, item: Self) {
+        items.push(item);
+    }
+    fn array(items: Self::Items) -> Self {
+        Json::Array(items)
+    }
+    fn members() -> Self::Members {
+        Vec::with_capacity(8)
+    }
+    fn push_member(members: &mut Self::Members, key: Cow<'a, str>, value: Self) {
+        members.push((key, value));
+    }
+    fn object(members: Self::Members) -> Self {
+        Json::Object(members)
+    }
+}
+
+impl<'a> Build<'a> for Value {
+    type Items = Vec<Value>;
+    type Members = Map<String, Value>;
+    fn null() -> Self {
+        Value::Null
+    }
+    fn bool(b: bool) -> Self {
+        Value::Bool(b)
+    }
+    fn number(text: &'a str) -> Self {
+        Value::Number(super::number(text))
+    }
+    fn string(text: Cow<'a, str>) -> Self {
+        Value::String(text.into_owned())
+    }
+    fn items() -> Self::Items {
+        Vec::new()
+    }
+    fn push_item(items: &mut Self::Items, item: Self) {
+        items.push(item);
+    }
+    fn array(items: Self::Items) -> Self {
+        Value::Array(items)
+    }
+    fn members() -> Self::Members {
+        Map::new()
+    }
+    fn push_member(members: &mut Self::Members, key: Cow<'a, str>, value: Self) {
+        members.insert(key.into_owned(), value);
+    }
+    fn object(members: Self::Members) -> Self {
+        Value::Object(members)
+    }
+}
+
 /// Parses `text` as one JSON value (whitespace around it allowed), or `None`.
 pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
+    parse_as(text)
+}
+
+/// Parses `text` as one JSON value built as `T`, or `None`.
+pub(crate) fn parse_as<'a, T: Build<'a>>(text: &'a str) -> Option<T> {
     let mut p = Parser { text, at: 0 };
-    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut stack: Vec<Open<'a, T>> = Vec::new();
     loop {
-        let mut done = match p.value_start()? {
+        let mut done = match p.value_start::<T>()? {
             Start::Value(value) => value,
             // A container, empty or not, is one level deeper.
             _ if stack.len() >= MAX_NESTING => return None,
-            Start::Array if p.eat_ws_then(b']') => Json::Array(Vec::new()),
-            Start::Object if p.eat_ws_then(b'}') => Json::Object(Vec::new()),
+            Start::Array if p.eat_ws_then(b']') => T::array(T::items()),
+            Start::Object if p.eat_ws_then(b'}') => T::object(T::members()),
             start => {
                 stack.push(match start {
-                    Start::Array => Open::Array(Vec::with_capacity(4)),
-                    _ => Open::Object(Vec::with_capacity(8), p.key()?),
+                    Start::Array => Open::Array(T::items()),
+                    _ => Open::Object(T::members(), p.key()?),
                 });
                 continue;
             }
@@ -44,11 +142,11 @@ pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
             };
             let close = match open {
                 Open::Array(items) => {
-                    items.push(done);
+                    T::push_item(items, done);
                     b']'
                 }
                 Open::Object(members, key) => {
-                    members.push((std::mem::take(key), done));
+                    T::push_member(members, std::mem::take(key), done);
                     b'}'
                 }
             };
@@ -62,8 +160,8 @@ pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
                 }
                 b if b == close => {
                     done = match stack.pop()? {
-                        Open::Array(items) => Json::Array(items),
-                        Open::Object(members, _) => Json::Object(members),
+                        Open::Array(items) => T::array(items),
+                        Open::Object(members, _) => T::object(members),
                     };
                 }
                 _ => return None,
@@ -73,14 +171,14 @@ pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
 }
 
 /// A container being read: its items, or its members and the key of the next value.
-enum Open<'a> {
-    Array(Vec<Json<'a>>),
-    Object(Vec<(Cow<'a, str>, Json<'a>)>, Cow<'a, str>),
+enum Open<'a, T: Build<'a>> {
+    Array(T::Items),
+    Object(T::Members, Cow<'a, str>),
 }
 
 /// What a value starts with: a whole scalar, or the opening of a container.
-enum Start<'a> {
-    Value(Json<'a>),
+enum Start<T> {
+    Value(T),
     Array,
     Object,
 }
@@ -117,16 +215,16 @@ impl<'a> Parser<'a> {
         next
     }
 
-    fn value_start(&mut self) -> Option<Start<'a>> {
+    fn value_start<T: Build<'a>>(&mut self) -> Option<Start<T>> {
         self.skip_ws();
         Some(Start::Value(match self.bump()? {
             b'[' => return Some(Start::Array),
             b'{' => return Some(Start::Object),
-            b'"' => Json::Str(self.string()?),
-            b't' => self.literal("rue", Json::Bool(true))?,
-            b'f' => self.literal("alse", Json::Bool(false))?,
-            b'n' => self.literal("ull", Json::Null)?,
-            b'-' | b'0'..=b'9' => Json::Number(self.number()?),
+            b'"' => T::string(self.string()?),
+            b't' => self.literal("rue", T::bool(true))?,
+            b'f' => self.literal("alse", T::bool(false))?,
+            b'n' => self.literal("ull", T::null())?,
+            b'-' | b'0'..=b'9' => T::number(self.number()?),
             _ => return None,
         }))
     }
@@ -142,7 +240,7 @@ impl<'a> Parser<'a> {
         (self.bump()? == b':').then_some(key)
     }
 
-    fn literal(&mut self, rest: &str, value: Json<'a>) -> Option<Json<'a>> {
+    fn literal<T>(&mut self, rest: &str, value: T) -> Option<T> {
         let end = self.at + rest.len();
         (self.text.get(self.at..end)? == rest).then(|| {
             self.at = end;
@@ -194,12 +292,7 @@ impl<'a> Parser<'a> {
         let mut owned: Option<String> = None;
         let mut run = self.at;
         loop {
-            while let Some(&b) = bytes.get(self.at) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.at += 1;
-            }
+            self.skip_plain(bytes);
             let plain = self.text.get(run..self.at)?;
             match self.bump()? {
                 b'"' => {
@@ -219,6 +312,34 @@ impl<'a> Parser<'a> {
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// Moves past the plain text of a string: to its next quote, backslash or control
+    /// character. Eight bytes at a time while none of them is one (each test below is
+    /// exact about whether such a byte is among the eight), then byte by byte.
+    fn skip_plain(&mut self, bytes: &[u8]) {
+        const ONES: u64 = u64::from_le_bytes([1; 8]);
+        const HIGH: u64 = ONES << 7;
+        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x;
+        while let Some(chunk) = bytes
+            .get(self.at..self.at + 8)
+            .and_then(|c| <[u8; 8]>::try_from(c).ok())
+        {
+            let v = u64::from_le_bytes(chunk);
+            let quote = has_zero(v ^ (ONES * u64::from(b'"')));
+            let backslash = has_zero(v ^ (ONES * u64::from(b'\\')));
+            let control = v.wrapping_sub(ONES * 0x20) & !v;
+            if (quote | backslash | control) & HIGH != 0 {
+                break;
+            }
+            self.at += 8;
+        }
+        while let Some(&b) = bytes.get(self.at) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            self.at += 1;
         }
     }
 
