@@ -297,8 +297,8 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
         title: s.title.as_deref(),
         description: s.description.as_deref(),
         cwd: s.cwd.as_deref(),
-        additional_directories: s.additional_directories.as_ref().map(sorted),
-        meta: s.meta.as_ref().map(sorted),
+        additional_directories: s.additional_directories.as_deref().map(sorted),
+        meta: s.meta.as_deref().map(sorted),
         conversation_title: s.conversation_title.as_deref(),
         state: s.state.as_deref().map(sorted).unwrap_or(Value::Null),
         state_current: view.state_is_current(&s.id),
@@ -307,7 +307,7 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
         effective_cancel: view.effective_cancel(&s.id),
         announced: view.announced(&s.id),
         idle_transitions: s.idle_transitions,
-        usage: s.usage.as_ref().map(sorted).unwrap_or(Value::Null),
+        usage: s.usage.as_deref().map(sorted).unwrap_or(Value::Null),
         messages: s.messages.iter().map(|m| message(s, m)).collect(),
         tool_calls: s
             .tool_calls
@@ -319,7 +319,7 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
             })
             .collect(),
         transcript: s.transcript.iter().map(|e| entry(s, e)).collect(),
-        plan: s.plan.as_ref().map(sorted),
+        plan: s.plan.as_deref().map(sorted),
     }
 }
 

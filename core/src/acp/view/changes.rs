@@ -171,8 +171,8 @@ impl View {
                     title: s.title.clone(),
                     description: s.description.clone(),
                     cwd: s.cwd.clone(),
-                    additional_directories: s.additional_directories.as_ref().map(sorted),
-                    meta: s.meta.as_ref().map(sorted),
+                    additional_directories: s.additional_directories.as_deref().map(sorted),
+                    meta: s.meta.as_deref().map(sorted),
                     conversation_title: s.conversation_title.clone(),
                     session: id,
                 }
@@ -198,7 +198,7 @@ impl View {
             Touch::Usage(id) => Change::AcpUsageChanged {
                 usage: session(&id)?
                     .usage
-                    .as_ref()
+                    .as_deref()
                     .map(sorted)
                     .unwrap_or(Value::Null),
                 session: id,
@@ -235,7 +235,7 @@ impl View {
             },
             Touch::TranscriptCleared(id) => Change::AcpTranscriptCleared { session: id },
             Touch::Plan(id) => Change::AcpPlanChanged {
-                plan: session(&id)?.plan.as_ref().map(sorted),
+                plan: session(&id)?.plan.as_deref().map(sorted),
                 session: id,
             },
             Touch::RequestPending(p) => Change::AcpRequestPending {

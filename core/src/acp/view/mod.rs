@@ -209,8 +209,9 @@ pub struct Session {
     pub state: Option<Arc<Value>>,
     /// Transitions into `idle` (a repeated or mirrored copy does not count again).
     pub idle_transitions: u64,
-    /// The last `usage_update` (latest cumulative value; never summed).
-    pub usage: Option<Value>,
+    /// The last `usage_update` (latest cumulative value; never summed). Shared (`Arc`),
+    /// as `state` and `capabilities` are, so a session copy does not copy it.
+    pub usage: Option<Arc<Value>>,
     /// Session-directed messages in order of first appearance (shared, so a chunk of the
     /// vector stays small however large a message is).
     pub messages: Vector<Arc<Message>>,
@@ -220,14 +221,14 @@ pub struct Session {
     /// plans) in order, kept under the transcripts option.
     pub transcript: Vector<Arc<Entry>>,
     /// The association's `additionalDirectories` (final revision), a nullable patch.
-    pub additional_directories: Option<Value>,
+    pub additional_directories: Option<Arc<Value>>,
     /// The association's `_meta` as last patched.
-    pub meta: Option<Value>,
+    pub meta: Option<Arc<Value>>,
     /// Ever set up as a root: a `session/new` / `session/fork` result or a
     /// `session/load` / `session/resume` request (trace-wide).
     pub set_up: bool,
     /// Its current plan (the last `plan` update's entries), under the transcripts option.
-    pub plan: Option<Value>,
+    pub plan: Option<Arc<Value>>,
     /// v2: what its own `state_update` stream reported on this connection since the
     /// last reset (a delayed parent copy never replaces newer state).
     child_stream: Option<ChildStream>,

@@ -270,7 +270,8 @@ impl View {
             }
             "usage_update" => {
                 if let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut) {
-                    s.usage = Some(Value::Object(wire::state_update_snapshot(u.update)));
+                    let usage = Value::Object(wire::state_update_snapshot(u.update));
+                    s.usage = Some(Arc::new(usage));
                     self.touch(Touch::Usage(outer));
                 }
             }
@@ -330,7 +331,11 @@ impl View {
         let controls_before = (s.capabilities.clone(), s.announced_on, s.cancel_granted_on);
         s.announced_on = Some(conn);
         patch_labels(s, update);
-        patch_meta(&mut s.meta, update, merge_meta);
+        if update.contains_key("_meta") {
+            let mut meta = s.meta.take().map(Arc::unwrap_or_clone);
+            patch_meta(&mut meta, update, merge_meta);
+            s.meta = meta.map(Arc::new);
+        }
         let labels_changed = Labels::of(s) != labels_before;
         let mut granted = false;
         match object_patch(update, "capabilities") {
@@ -833,7 +838,7 @@ fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
     match update.get("additionalDirectories") {
         None => {}
         Some(Value::Null) => s.additional_directories = None,
-        Some(dirs @ Value::Array(_)) => s.additional_directories = Some(dirs.clone()),
+        Some(dirs @ Value::Array(_)) => s.additional_directories = Some(Arc::new(dirs.clone())),
         Some(_) => {}
     }
 }
@@ -844,8 +849,8 @@ struct Labels {
     title: Option<Arc<str>>,
     description: Option<Arc<str>>,
     cwd: Option<Arc<str>>,
-    additional_directories: Option<Value>,
-    meta: Option<Value>,
+    additional_directories: Option<Arc<Value>>,
+    meta: Option<Arc<Value>>,
 }
 
 impl Labels {

@@ -107,7 +107,9 @@ impl View {
             return;
         }
         if let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) {
-            s.plan = Some(update.get("entries").cloned().unwrap_or(Value::Null));
+            s.plan = Some(Arc::new(
+                update.get("entries").cloned().unwrap_or(Value::Null),
+            ));
             self.touch(Touch::Plan(session.clone()));
         }
     }
