@@ -12,8 +12,9 @@
 //! a record too deep for serde_json, text that is not JSON) is `None`, and the caller
 //! reads the line as a `Value` instead, so both paths report the same.
 //!
-//! The line is read by the borrowed JSON parser, so a number keeps its spelling. The
-//! members' values stay `Value`s: `params`, `result` and `error` are what the view
+//! The line is read by the borrowed JSON parser member by member (no tree of the
+//! envelope is built), so a number keeps its spelling. The members' values are `Value`s
+//! built straight from the text: `params`, `result` and `error` are what the view
 //! and the rules read; `id`, `method`, `jsonrpc` and `at` are read as they would be from a
 //! `Value` record. A member that is present keeps its presence even when it is `null`.
 
@@ -21,7 +22,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::trace::borrowed::{self, Json, JsonRead};
+use crate::trace::borrowed::{Cursor, Json};
 
 /// One `acp` trace line, decoded on the fast path.
 #[derive(Debug, Default)]
@@ -54,31 +55,26 @@ impl<'a> Line<'a> {
         if !text.starts_with('{') {
             return None;
         }
-        let Json::Object(members) = borrowed::parse(text)? else {
-            return None;
-        };
+        let mut cursor = Cursor::new(text);
         let mut line = Line::default();
-        for (key, value) in members {
-            match key.as_ref() {
-                "from" => once(&mut line.from, text_of(value)?)?,
-                "event" => once(&mut line.event, text_of(value)?)?,
-                "at" => once(&mut line.at, value.to_value())?,
-                "message" => once(&mut line.message, Message::read(&value)?)?,
-                _ => return None,
-            }
-        }
+        cursor.object(|key, c| match key.as_ref() {
+            "from" => once(&mut line.from, text_of(c.value::<Json<'a>>()?)?),
+            "event" => once(&mut line.event, text_of(c.value::<Json<'a>>()?)?),
+            "at" => once(&mut line.at, c.value::<Value>()?),
+            "message" => once(&mut line.message, Message::read(c)?),
+            _ => None,
+        })?;
+        cursor.end()?;
         Some(line)
     }
 }
 
 impl Message {
-    /// The members of a JSON-RPC message object (never a batch), each kept once.
-    fn read(json: &Json<'_>) -> Option<Message> {
-        let Json::Object(members) = json else {
-            return None;
-        };
+    /// The members of a JSON-RPC message object (never a batch), each kept once, each
+    /// value built as a `Value` straight from the text.
+    fn read(cursor: &mut Cursor<'_>) -> Option<Message> {
         let mut m = Message::default();
-        for (key, value) in members {
+        cursor.object(|key, c| {
             let slot = match key.as_ref() {
                 "jsonrpc" => &mut m.jsonrpc,
                 "id" => &mut m.id,
@@ -88,8 +84,8 @@ impl Message {
                 "error" => &mut m.error,
                 _ => return None,
             };
-            once(slot, value.to_value())?;
-        }
+            once(slot, c.value::<Value>()?)
+        })?;
         Some(m)
     }
 }

@@ -15,7 +15,7 @@
 
 mod parse;
 
-pub(crate) use parse::{parse, parse_as};
+pub(crate) use parse::{Cursor, parse, parse_as};
 
 use std::borrow::Cow;
 
@@ -452,5 +452,22 @@ mod tests {
         assert!(serde_json::from_str::<Value>(&deepest).is_ok());
         let (json, _) = both(r#" { "s" : "\ud83d\ude00\u0000\/" , "e" : [ ] , "o" : { } } "#);
         assert_eq!(json.get("s").and_then(JsonRead::as_str), Some("😀\0/"));
+    }
+
+    #[test]
+    fn a_cursor_counts_nesting_from_the_top_as_serde_json_does() {
+        let line = |n: usize| format!(r#"{{"m":{{"p":{}{}}}}}"#, "[".repeat(n), "]".repeat(n));
+        for (arrays, accepted) in [(MAX_NESTING - 2, true), (MAX_NESTING - 1, false)] {
+            let text = line(arrays);
+            assert_eq!(serde_json::from_str::<Value>(&text).is_ok(), accepted);
+            let mut c = Cursor::new(&text);
+            let mut values = Vec::new();
+            let read = c.object(|outer, c| {
+                assert_eq!(outer, "m");
+                c.object(|_, c| c.value::<Value>().map(|v| values.push(v)))
+            });
+            assert_eq!(read.and_then(|()| c.end()).is_some(), accepted, "{arrays}");
+            assert_eq!(values.len(), usize::from(accepted));
+        }
     }
 }

@@ -117,54 +117,112 @@ pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
 
 /// Parses `text` as one JSON value built as `T`, or `None`.
 pub(crate) fn parse_as<'a, T: Build<'a>>(text: &'a str) -> Option<T> {
-    let mut p = Parser { text, at: 0 };
-    let mut stack: Vec<Open<'a, T>> = Vec::new();
-    loop {
-        let mut done = match p.value_start::<T>()? {
-            Start::Value(value) => value,
-            // A container, empty or not, is one level deeper.
-            _ if stack.len() >= MAX_NESTING => return None,
-            Start::Array if p.eat_ws_then(b']') => T::array(T::items()),
-            Start::Object if p.eat_ws_then(b'}') => T::object(T::members()),
-            start => {
-                stack.push(match start {
-                    Start::Array => Open::Array(T::items()),
-                    _ => Open::Object(T::members(), p.key()?),
-                });
-                continue;
+    let mut c = Cursor::new(text);
+    let value = c.value()?;
+    c.end()?;
+    Some(value)
+}
+
+/// A reader of one JSON text, value by value: an object's members one at a time (so a
+/// record's envelope is taken apart without building it), each value built as the
+/// caller asks. Nesting counts from the text's top, as serde_json counts it.
+pub(crate) struct Cursor<'a> {
+    p: Parser<'a>,
+    /// The containers open around the next value.
+    depth: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Cursor {
+            p: Parser { text, at: 0 },
+            depth: 0,
+        }
+    }
+
+    /// Only whitespace is left.
+    pub(crate) fn end(mut self) -> Option<()> {
+        self.p.skip_ws();
+        (self.p.at == self.p.text.len()).then_some(())
+    }
+
+    /// Reads an object, handing each member's key to `member`, which must read the
+    /// member's value from the cursor (or return `None`, which ends the read).
+    pub(crate) fn object(
+        &mut self,
+        mut member: impl FnMut(Cow<'a, str>, &mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.p.skip_ws();
+        if self.p.bump()? != b'{' || self.depth >= MAX_NESTING {
+            return None;
+        }
+        self.depth += 1;
+        if !self.p.eat_ws_then(b'}') {
+            loop {
+                let key = self.p.key()?;
+                member(key, self)?;
+                self.p.skip_ws();
+                match self.p.bump()? {
+                    b',' => continue,
+                    b'}' => break,
+                    _ => return None,
+                }
             }
-        };
-        // A value is complete: it joins its container, which may complete in turn.
+        }
+        self.depth -= 1;
+        Some(())
+    }
+
+    /// Reads one whole value, built as `T`.
+    pub(crate) fn value<T: Build<'a>>(&mut self) -> Option<T> {
+        let (p, depth) = (&mut self.p, self.depth);
+        let mut stack: Vec<Open<'a, T>> = Vec::new();
         loop {
-            let Some(open) = stack.last_mut() else {
-                p.skip_ws();
-                return (p.at == text.len()).then_some(done);
-            };
-            let close = match open {
-                Open::Array(items) => {
-                    T::push_item(items, done);
-                    b']'
+            let mut done = match p.value_start::<T>()? {
+                Start::Value(value) => value,
+                // A container, empty or not, is one level deeper.
+                _ if depth + stack.len() >= MAX_NESTING => return None,
+                Start::Array if p.eat_ws_then(b']') => T::array(T::items()),
+                Start::Object if p.eat_ws_then(b'}') => T::object(T::members()),
+                start => {
+                    stack.push(match start {
+                        Start::Array => Open::Array(T::items()),
+                        _ => Open::Object(T::members(), p.key()?),
+                    });
+                    continue;
                 }
-                Open::Object(members, key) => {
-                    T::push_member(members, std::mem::take(key), done);
-                    b'}'
-                }
             };
-            p.skip_ws();
-            match p.bump()? {
-                b',' => {
-                    if let Open::Object(_, key) = open {
-                        *key = p.key()?;
+            // A value is complete: it joins its container, which may complete in turn.
+            loop {
+                let Some(open) = stack.last_mut() else {
+                    return Some(done);
+                };
+                let close = match open {
+                    Open::Array(items) => {
+                        T::push_item(items, done);
+                        b']'
                     }
-                    break;
+                    Open::Object(members, key) => {
+                        T::push_member(members, std::mem::take(key), done);
+                        b'}'
+                    }
+                };
+                p.skip_ws();
+                match p.bump()? {
+                    b',' => {
+                        if let Open::Object(_, key) = open {
+                            *key = p.key()?;
+                        }
+                        break;
+                    }
+                    b if b == close => {
+                        done = match stack.pop()? {
+                            Open::Array(items) => T::array(items),
+                            Open::Object(members, _) => T::object(members),
+                        };
+                    }
+                    _ => return None,
                 }
-                b if b == close => {
-                    done = match stack.pop()? {
-                        Open::Array(items) => T::array(items),
-                        Open::Object(members, _) => T::object(members),
-                    };
-                }
-                _ => return None,
             }
         }
     }
