@@ -85,7 +85,9 @@ fn an_exponent_keeps_its_spelling() {
     assert_eq!(printed_changes(&replay(&trace, "changes")), numbers);
     // The same record, as an unenveloped message read through the `Value` path.
     let (head, update) = trace.trim_end().rsplit_once('\n').unwrap();
-    let message = update.strip_prefix(r#"{"from":"agent","message":"#).unwrap();
+    let message = update
+        .strip_prefix(r#"{"from":"agent","message":"#)
+        .unwrap();
     let bare = format!("{head}\n{}\n", message.strip_suffix('}').unwrap());
     assert_eq!(printed_json(&replay(&bare, "json")), numbers, "{bare}");
 }

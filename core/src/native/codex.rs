@@ -115,9 +115,10 @@ fn meta(file: &File) -> Result<Meta, Finding> {
         .find(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| (i + 1, l))
         .unwrap_or((1, ""));
-    let value: Option<Value> = crate::trace::json::parse_value(crate::trace::strip_bom(text.trim()))
-        .ok()
-        .map(|p| p.value);
+    let value: Option<Value> =
+        crate::trace::json::parse_value(crate::trace::strip_bom(text.trim()))
+            .ok()
+            .map(|p| p.value);
     let payload = value
         .as_ref()
         .filter(|v| v.get("type").and_then(Value::as_str) == Some("session_meta"))

@@ -116,7 +116,9 @@ pub fn kind_of(name: &str, head: &str) -> Option<Kind> {
         return Some(Kind::ZedAcpLog);
     }
     let first_line = head.lines().find(|l| !l.trim().is_empty())?;
-    let value: Value = crate::trace::json::parse_value(first_line.trim()).ok()?.value;
+    let value: Value = crate::trace::json::parse_value(first_line.trim())
+        .ok()?
+        .value;
     let obj = value.as_object()?;
     if obj.contains_key("timestamp") && obj.contains_key("payload") && obj.contains_key("type") {
         return Some(Kind::CodexRollout);

@@ -267,11 +267,17 @@ mod tests {
         let value = parse(text).unwrap().to_value();
         assert_eq!(value.to_string(), text);
         let n = &value[0];
-        assert_eq!((n.as_f64(), n.is_f64(), n.as_u64()), (Some(1e5), true, None));
+        assert_eq!(
+            (n.as_f64(), n.is_f64(), n.as_u64()),
+            (Some(1e5), true, None)
+        );
         assert_eq!(value[4].as_i64(), Some(0));
         // The spelling is kept as data: serde_json's own reading of the text differs.
         assert_ne!(value, serde_json::from_str::<Value>(text).unwrap());
-        assert_eq!(respelled(&value), serde_json::from_str::<Value>(text).unwrap());
+        assert_eq!(
+            respelled(&value),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
     }
 
     #[test]
@@ -398,12 +404,43 @@ mod tests {
     fn the_parser_refuses_what_serde_json_refuses() {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         let refused = [
-            "", " ", "01", "-", "-a", "1.", "1.e5", "1e", "1e+", ".5", "+1", "tru", "nul",
-            "[1,]", "[,1]", r#"{"a":1,}"#, r#"{"a" 1}"#, r#"{a:1}"#, "[1]x", "1 2", "\"a",
-            "\"\\x\"", "\"\\u12\"", r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#,
-            "\"a\u{1}b\"", "\"tab\there\"", "\u{feff}1", "NaN", "Infinity",
+            "",
+            " ",
+            "01",
+            "-",
+            "-a",
+            "1.",
+            "1.e5",
+            "1e",
+            "1e+",
+            ".5",
+            "+1",
+            "tru",
+            "nul",
+            "[1,]",
+            "[,1]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            "[1]x",
+            "1 2",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12\"",
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            "\"a\u{1}b\"",
+            "\"tab\there\"",
+            "\u{feff}1",
+            "NaN",
+            "Infinity",
         ];
-        for text in refused.iter().map(|t| (*t).to_owned()).chain([deep(MAX_NESTING + 1)]) {
+        for text in refused
+            .iter()
+            .map(|t| (*t).to_owned())
+            .chain([deep(MAX_NESTING + 1)])
+        {
             assert!(parse(&text).is_none(), "{text:?}");
             assert!(serde_json::from_str::<Value>(&text).is_err(), "{text:?}");
         }
