@@ -13,6 +13,10 @@
 //! end of a connection or of the trace visits every pending request or tracker).
 
 mod agent_side;
+#[cfg(test)]
+mod batch_tests;
+#[cfg(test)]
+mod connection_tests;
 mod mirror;
 mod requests;
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::engine::{Engine, Options, Replay};
 use crate::finding::Code;
 use crate::trace::Format;
-use crate::tree::{InteractionStatus, Outcome};
+use crate::tree::{InteractionKind, InteractionStatus, Outcome};
 use crate::{RequestId, TurnId};
 
 const R: &str = "sess-real";
@@ -1040,4 +1040,55 @@ fn only_the_final_async_child_reserves_a_continuation_not_a_foreground_one() {
     let r = without_a_synthetic_turn(&lines);
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+}
+
+/// Seed, *Session And Turn Semantics*: permission callbacks become "the canonical
+/// interaction"; an `elicitation` (or `request_user_dialog`) asks the user a question, in
+/// the turn it came from, and is no hook callback.
+#[test]
+fn an_elicitation_is_a_question_of_the_root_turn() {
+    for subtype in ["elicitation", "request_user_dialog"] {
+        let ask = cli(
+            json!({"type": "control_request", "request_id": "q1", "request": {"subtype": subtype, "title": "Which target?"}}),
+        );
+        let r = replay(&[user("go"), init(), ask]);
+        let turn: TurnId = format!("{R}#1").parse().unwrap();
+        let asked = r
+            .snapshot()
+            .and_then(|s| s.interaction(&turn, &RequestId::from("q1")))
+            .map(|i| (i.kind, i.status));
+        let question = (InteractionKind::Question, InteractionStatus::Pending);
+        assert_eq!(asked, Some(question), "{subtype}");
+    }
+}
+
+/// A `stop_task` "completes when its control_response and the task's `stopped`
+/// notification have both arrived" (seed: "root/child turns settle canceled only from
+/// provider confirmation"): one that never completed says which of the two is missing.
+#[test]
+fn an_incomplete_stop_task_names_the_evidence_it_lacks() {
+    let incomplete = |evidence: String| {
+        let r = replay(&[
+            user("go"),
+            init(),
+            launch("toolu_a", true),
+            task("local_agent", "ta", "toolu_a", true),
+            async_launched("toolu_a"),
+            control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+            evidence,
+        ]);
+        r.findings
+            .iter()
+            .filter(|f| f.rule == Code::CancelIncomplete)
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        incomplete(answered("h1", json!({}))),
+        ["the cancel of `toolu_a` never completed (no stopped notification)"]
+    );
+    assert_eq!(
+        incomplete(notification("ta", "toolu_a", "stopped")),
+        ["the cancel of `toolu_a` never completed (no control_response)"]
+    );
 }
