@@ -1,5 +1,6 @@
-//! The parser of [`Json`]: one JSON text read into a value borrowed from it, without
-//! recursion and without serde.
+//! lineage's JSON parser: one JSON text read, without recursion and without serde, into
+//! a [`Json`] borrowed from it or straight into a `serde_json::Value` ([`Build`]), whole
+//! ([`parse_as`]) or member by member ([`Cursor`], for a record's envelope).
 //!
 //! Owns: the JSON grammar (RFC 8259) as serde_json applies it: the same whitespace, the
 //! same escapes (a `\u` surrogate pair joined, a lone surrogate refused), no control
