@@ -242,7 +242,7 @@ struct FileReader {
     /// Root turns started and not yet given their submission: turn id → where its
     /// `turn/started` is in the lane, with that record's place and time. The turn's first
     /// `UserMessage` (a few records later) is the user's submission, which the client
-    /// sent before the turn started: it is inserted there ([`Insertions`]).
+    /// sent before the turn started: it is inserted there (`Insertions`).
     starts: BTreeMap<String, (usize, Place, Option<Millis>)>,
     /// The turn a record just started, for the lane to note where it went.
     started: Option<String>,

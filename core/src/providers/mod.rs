@@ -5,7 +5,7 @@
 //! adapter per provider (`codex`, `claude`).
 //! Never: decides settlement. An adapter knows provider shapes and routing (which thread
 //! is which session, which request is which interaction); every lifecycle rule is the
-//! canonical reducer's. An adapter learns what an event did from the [`Emitted`] that
+//! canonical reducer's. An adapter learns what an event did from the `Emitted` that
 //! `Ctx::emit` hands back, and may read the tree through `Ctx::snapshot`, never
 //! write it except by emitting events. It never re-enters itself: records it held are
 //! handed back to the engine, which applies them in order.

@@ -3,7 +3,7 @@
 //!
 //! Owns: [`Json`], a JSON value whose strings and object keys borrow the line's text
 //! (owned only where the text has an escape) and whose numbers are their text as written,
-//! its objects kept as member lists in the order read; its parser ([`parse`]); [`JsonRead`],
+//! its objects kept as member lists in the order read; its parser ([`parse()`]); [`JsonRead`],
 //! the reading methods an adapter uses (`get`, `as_str`, `pointer` …), implemented alike
 //! by [`Json`] and `Value`, so an adapter is written once and a parsed line never builds
 //! a `Value` map (no key allocated, no key hashed).
@@ -210,7 +210,7 @@ impl JsonRead for Json<'_> {
 
 /// `serde_json::to_value`, keeping every number's spelling (serde_json's own conversion
 /// respells an exponent, as its parser does): the value is written as JSON text and read
-/// back by [`parse`]. A value nested deeper than the parser reads takes serde_json's
+/// back by [`parse()`]. A value nested deeper than the parser reads takes serde_json's
 /// conversion.
 pub(crate) fn to_value<T: serde::Serialize + ?Sized>(x: &T) -> serde_json::Result<Value> {
     let text = serde_json::to_string(x)?;
