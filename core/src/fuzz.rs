@@ -135,9 +135,12 @@ pub fn json_text(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let ours = borrowed::parse(text).map(|json| json.to_value());
+    let ours = borrowed::parse_as::<borrowed::Json<'_>>(text).map(|json| json.to_value());
     if borrowed::parse_as::<Value>(text) != ours {
         panic!("built as a Value differently from the borrowed tree: {text:?}");
+    }
+    if borrowed::parse_as::<borrowed::Skipped>(text).is_some() != ours.is_some() {
+        panic!("checked without building, accepted differently: {text:?}");
     }
     match (ours, serde_json::from_str::<Value>(text)) {
         (Some(value), Ok(theirs)) => {

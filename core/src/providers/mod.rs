@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::finding::{Code, Finding};
 use crate::ids::{SessionId, TurnId};
 use crate::output::Output;
-use crate::trace::borrowed::{self, Json, JsonRead};
+use crate::trace::borrowed::{Cursor, Json, JsonRead, Skipped};
 use crate::trace::{At, Format, RecordError};
 use crate::tree::{Applied, Change, Event, Millis, Severity, Snapshot};
 
@@ -129,21 +129,19 @@ impl<'a> LineRecord<'a> {
     /// or `at`, a `from` that is not a string or not one of the format's sides. Other
     /// members are ignored, as there. What it accepts reads as that path reads it.
     pub(crate) fn decode(text: &'a str, format: Format) -> Option<LineRecord<'a>> {
-        let Json::Object(members) = borrowed::parse(text)? else {
-            return None;
-        };
         let (mut from, mut message, mut at) = (None, None, None);
-        for (key, value) in members {
+        let mut cursor = Cursor::new(text);
+        cursor.object(|key, c| {
             let slot = match key.as_ref() {
                 "from" => &mut from,
                 "message" => &mut message,
                 "at" => &mut at,
-                _ => continue,
+                // Another member is checked, not built.
+                _ => return c.value::<Skipped>().map(drop),
             };
-            if slot.replace(value).is_some() {
-                return None;
-            }
-        }
+            slot.replace(c.value::<Json<'a>>()?).is_none().then_some(())
+        })?;
+        cursor.end()?;
         let Json::Str(from) = from? else {
             return None;
         };

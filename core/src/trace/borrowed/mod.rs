@@ -3,7 +3,7 @@
 //!
 //! Owns: [`Json`], a JSON value whose strings and object keys borrow the line's text
 //! (owned only where the text has an escape) and whose numbers are their text as written,
-//! its objects kept as member lists in the order read; its parser ([`parse()`]); [`JsonRead`],
+//! its objects kept as member lists in the order read; its parser ([`parse_as`]); [`JsonRead`],
 //! the reading methods an adapter uses (`get`, `as_str`, `pointer` …), implemented alike
 //! by [`Json`] and `Value`, so an adapter is written once and a parsed line never builds
 //! a `Value` map (no key allocated, no key hashed).
@@ -15,7 +15,7 @@
 
 mod parse;
 
-pub(crate) use parse::{Cursor, parse, parse_as};
+pub(crate) use parse::{Cursor, Skipped, parse_as};
 
 use std::borrow::Cow;
 
@@ -210,7 +210,7 @@ impl JsonRead for Json<'_> {
 
 /// `serde_json::to_value`, keeping every number's spelling (serde_json's own conversion
 /// respells an exponent, as its parser does): the value is written as JSON text and read
-/// back by [`parse()`]. A value nested deeper than the parser reads takes serde_json's
+/// back by [`parse_as`]. A value nested deeper than the parser reads takes serde_json's
 /// conversion.
 pub(crate) fn to_value<T: serde::Serialize + ?Sized>(x: &T) -> serde_json::Result<Value> {
     let text = serde_json::to_string(x)?;
@@ -235,6 +235,10 @@ pub(crate) fn number(text: &str) -> serde_json::Number {
 mod tests {
     use super::parse::MAX_NESTING;
     use super::*;
+
+    fn parse(text: &str) -> Option<Json<'_>> {
+        parse_as(text)
+    }
 
     fn both(text: &str) -> (Json<'_>, Value) {
         let json = parse(text).unwrap();
@@ -384,6 +388,7 @@ mod tests {
         ) {
             let built = parse_as::<Value>(&text);
             proptest::prop_assert_eq!(&built, &parse(&text).map(|j| j.to_value()));
+            proptest::prop_assert_eq!(parse_as::<Skipped>(&text).is_some(), built.is_some());
             let ours = built.as_ref().map(respelled);
             let theirs = serde_json::from_str::<Value>(&text).ok();
             proptest::prop_assert_eq!(ours, theirs, "{:?}", text);

@@ -1,5 +1,6 @@
 //! lineage's JSON parser: one JSON text read, without recursion and without serde, into
-//! a [`Json`] borrowed from it or straight into a `serde_json::Value` ([`Build`]), whole
+//! a [`Json`] borrowed from it, straight into a `serde_json::Value`, or into nothing
+//! ([`Skipped`], a value only checked) ([`Build`]), whole
 //! ([`parse_as`]) or member by member ([`Cursor`], for a record's envelope).
 //!
 //! Owns: the JSON grammar (RFC 8259) as serde_json applies it: the same whitespace, the
@@ -111,12 +112,38 @@ impl<'a> Build<'a> for Value {
     }
 }
 
-/// Parses `text` as one JSON value (whitespace around it allowed), or `None`.
-pub(crate) fn parse(text: &str) -> Option<Json<'_>> {
-    parse_as(text)
+/// A value read and checked, not built: a member no reader wants.
+pub(crate) struct Skipped;
+
+impl<'a> Build<'a> for Skipped {
+    type Items = ();
+    type Members = ();
+    fn null() -> Self {
+        Skipped
+    }
+    fn bool(_: bool) -> Self {
+        Skipped
+    }
+    fn number(_: &'a str) -> Self {
+        Skipped
+    }
+    fn string(_: Cow<'a, str>) -> Self {
+        Skipped
+    }
+    fn items() -> Self::Items {}
+    fn push_item((): &mut Self::Items, _: Self) {}
+    fn array((): Self::Items) -> Self {
+        Skipped
+    }
+    fn members() -> Self::Members {}
+    fn push_member((): &mut Self::Members, _: Cow<'a, str>, _: Self) {}
+    fn object((): Self::Members) -> Self {
+        Skipped
+    }
 }
 
-/// Parses `text` as one JSON value built as `T`, or `None`.
+/// Parses `text` as one JSON value (whitespace around it allowed) built as `T`, or
+/// `None`.
 pub(crate) fn parse_as<'a, T: Build<'a>>(text: &'a str) -> Option<T> {
     let mut c = Cursor::new(text);
     let value = c.value()?;
