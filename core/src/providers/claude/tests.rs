@@ -1092,3 +1092,35 @@ fn an_incomplete_stop_task_names_the_evidence_it_lacks() {
         ["the cancel of `toolu_a` never completed (no control_response)"]
     );
 }
+
+/// Hook callbacks waiting for the host's answer are remembered "bounded by `HOLD_LIMIT`":
+/// the first 4096 are, and their answers match; the answer to one past the bound finds
+/// nothing to match and says so, as any answer to a request the trace did not keep.
+#[test]
+fn hook_callbacks_past_the_bound_are_not_remembered() {
+    let mut lines = vec![user("go"), init()];
+    for n in 0..=super::HOLD_LIMIT {
+        lines.push(cli(
+            json!({"type": "control_request", "request_id": format!("hk{n}"),
+            "request": {"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}}),
+        ));
+    }
+    let reply = |id: String| {
+        host(
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {"continue": true}}}),
+        )
+    };
+    lines.push(reply(format!("hk{}", super::HOLD_LIMIT - 1)));
+    lines.push(reply(format!("hk{}", super::HOLD_LIMIT)));
+    let r = replay(&lines);
+    let unknown: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::UnknownResponse)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        unknown,
+        ["control_response for `hk4096` answers no permission request seen in this trace"]
+    );
+}
