@@ -1124,3 +1124,50 @@ fn hook_callbacks_past_the_bound_are_not_remembered() {
         ["control_response for `hk4096` answers no permission request seen in this trace"]
     );
 }
+
+/// *Claude Code SDK Mapping*: "SDK task-system work that has no subagent identity … is
+/// tracked separately from delegated child work": a `stop_task` of such work (a background
+/// Bash) cancels no child and is no error, while one of a task never seen says so.
+#[test]
+fn a_stop_task_of_task_system_work_is_silent_and_of_an_unknown_task_is_not() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        assistant(
+            None,
+            json!([{"type": "tool_use", "id": "toolu_sh", "name": "Bash", "input": {"command": "sleep 60", "run_in_background": true}}]),
+        ),
+        task("local_bash", "bsh", "toolu_sh", true),
+        control("h1", json!({"subtype": "stop_task", "task_id": "bsh"})),
+        control("h2", json!({"subtype": "stop_task", "task_id": "nope"})),
+    ]);
+    let unknown: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::UnknownTask)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        unknown,
+        ["stop_task for task `nope`, which is no subagent; no child to cancel"]
+    );
+}
+
+/// A withdrawal in a capture of the CLI's output alone is the interrupt's fallout only
+/// when the next record is the interrupt's answer (`still_queued`); otherwise "the
+/// provider resolved it" (seed, *Cancellation*: "Sending cancel is not a terminal fact").
+#[test]
+fn a_withdrawal_followed_by_another_answer_is_resolved() {
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        text("asking"),
+        cli(
+            json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+        ),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+        answered("host_req_2", json!({})),
+    ]);
+    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    assert_eq!(status, Some(InteractionStatus::Resolved));
+}
