@@ -1171,3 +1171,21 @@ fn a_withdrawal_followed_by_another_answer_is_resolved() {
     let status = interaction_status(&r, &format!("{R}#1"), "perm1");
     assert_eq!(status, Some(InteractionStatus::Resolved));
 }
+
+/// Seed: "root/child turns settle canceled only from provider confirmation; unconfirmed
+/// child turns use the generic interrupted timeout." An interrupt the CLI answered with
+/// an error confirms nothing: the child it targeted is not canceled by it.
+#[test]
+fn an_interrupt_answered_with_an_error_confirms_no_child() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        cli(
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "h1", "error": "not running"}}),
+        ),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
+}
