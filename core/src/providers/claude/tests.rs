@@ -1092,3 +1092,100 @@ fn an_incomplete_stop_task_names_the_evidence_it_lacks() {
         ["the cancel of `toolu_a` never completed (no control_response)"]
     );
 }
+
+/// Hook callbacks waiting for the host's answer are remembered "bounded by `HOLD_LIMIT`":
+/// the first 4096 are, and their answers match; the answer to one past the bound finds
+/// nothing to match and says so, as any answer to a request the trace did not keep.
+#[test]
+fn hook_callbacks_past_the_bound_are_not_remembered() {
+    let mut lines = vec![user("go"), init()];
+    for n in 0..=super::HOLD_LIMIT {
+        lines.push(cli(
+            json!({"type": "control_request", "request_id": format!("hk{n}"),
+            "request": {"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}}),
+        ));
+    }
+    let reply = |id: String| {
+        host(
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {"continue": true}}}),
+        )
+    };
+    lines.push(reply(format!("hk{}", super::HOLD_LIMIT - 1)));
+    lines.push(reply(format!("hk{}", super::HOLD_LIMIT)));
+    let r = replay(&lines);
+    let unknown: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::UnknownResponse)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        unknown,
+        ["control_response for `hk4096` answers no permission request seen in this trace"]
+    );
+}
+
+/// *Claude Code SDK Mapping*: "SDK task-system work that has no subagent identity … is
+/// tracked separately from delegated child work": a `stop_task` of such work (a background
+/// Bash) cancels no child and is no error, while one of a task never seen says so.
+#[test]
+fn a_stop_task_of_task_system_work_is_silent_and_of_an_unknown_task_is_not() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        assistant(
+            None,
+            json!([{"type": "tool_use", "id": "toolu_sh", "name": "Bash", "input": {"command": "sleep 60", "run_in_background": true}}]),
+        ),
+        task("local_bash", "bsh", "toolu_sh", true),
+        control("h1", json!({"subtype": "stop_task", "task_id": "bsh"})),
+        control("h2", json!({"subtype": "stop_task", "task_id": "nope"})),
+    ]);
+    let unknown: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == Code::UnknownTask)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        unknown,
+        ["stop_task for task `nope`, which is no subagent; no child to cancel"]
+    );
+}
+
+/// A withdrawal in a capture of the CLI's output alone is the interrupt's fallout only
+/// when the next record is the interrupt's answer (`still_queued`); otherwise "the
+/// provider resolved it" (seed, *Cancellation*: "Sending cancel is not a terminal fact").
+#[test]
+fn a_withdrawal_followed_by_another_answer_is_resolved() {
+    let r = replay(&[
+        answered("host_req_1", json!({"commands": []})),
+        init(),
+        text("asking"),
+        cli(
+            json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
+        ),
+        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
+        answered("host_req_2", json!({})),
+    ]);
+    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    assert_eq!(status, Some(InteractionStatus::Resolved));
+}
+
+/// Seed: "root/child turns settle canceled only from provider confirmation; unconfirmed
+/// child turns use the generic interrupted timeout." An interrupt the CLI answered with
+/// an error confirms nothing: the child it targeted is not canceled by it.
+#[test]
+fn an_interrupt_answered_with_an_error_confirms_no_child() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        cli(
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "h1", "error": "not running"}}),
+        ),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
+}
