@@ -41,6 +41,16 @@ fn codes(replay: &Replay) -> Vec<Code> {
     replay.findings.iter().map(|f| f.rule).collect()
 }
 
+/// The messages of the findings of `rule`, in order.
+fn messages(replay: &Replay, rule: Code) -> Vec<&str> {
+    replay
+        .findings
+        .iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| f.message.as_str())
+        .collect()
+}
+
 fn user(text: &str) -> String {
     host(
         json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": null, "session_id": ""}),
@@ -416,12 +426,7 @@ fn a_permission_overflow_names_the_bound_it_hit() {
             "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "agent_id": "ghost"}})));
     }
     let r = replay(&lines);
-    let overflow: Vec<&str> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == Code::HeldEventsOverflow)
-        .map(|f| f.message.as_str())
-        .collect();
+    let overflow = messages(&r, Code::HeldEventsOverflow);
     assert_eq!(overflow.len(), 1);
     assert!(overflow.iter().all(|m| m.contains("4096")), "{overflow:?}");
 }
@@ -833,12 +838,7 @@ fn two_task_notifications_two_continuations_nothing_said_is_lost() {
     ]);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(outcome(&r, &format!("{R}#2")), None);
-    let late: Vec<&str> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == Code::LateContinuation)
-        .map(|f| f.message.as_str())
-        .collect();
+    let late = messages(&r, Code::LateContinuation);
     assert_eq!(late.len(), 1, "{:?}", r.findings);
     assert!(late.iter().all(|m| m.contains("B finished.")), "{late:?}");
     assert_eq!(codes(&r), [Code::LateContinuation]);
@@ -869,9 +869,10 @@ fn cancellation_a_stdout_only_interrupt_supersedes_the_permission_it_withdrew() 
     assert_eq!(codes(&r), [Code::HostSideMissing]);
 }
 
-#[test]
-fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
-    let r = replay(&[
+/// A stdout-only capture: the CLI asks a permission of the root turn and withdraws it,
+/// then `after` comes. The permission's status.
+fn withdrawn_permission_then(after: &[String]) -> Option<InteractionStatus> {
+    let mut records = vec![
         answered("host_req_1", json!({"commands": []})),
         init(),
         text("asking"),
@@ -879,8 +880,14 @@ fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
             json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
         ),
         cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
-    ]);
-    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    ];
+    records.extend_from_slice(after);
+    interaction_status(&replay(&records), &format!("{R}#1"), "perm1")
+}
+
+#[test]
+fn a_withdrawn_permission_in_a_stdout_only_capture_is_still_resolved() {
+    let status = withdrawn_permission_then(&[]);
     assert_eq!(status, Some(InteractionStatus::Resolved));
 }
 
@@ -1077,10 +1084,9 @@ fn an_incomplete_stop_task_names_the_evidence_it_lacks() {
             control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
             evidence,
         ]);
-        r.findings
-            .iter()
-            .filter(|f| f.rule == Code::CancelIncomplete)
-            .map(|f| f.message.clone())
+        messages(&r, Code::CancelIncomplete)
+            .into_iter()
+            .map(str::to_owned)
             .collect::<Vec<_>>()
     };
     assert_eq!(
@@ -1113,12 +1119,7 @@ fn hook_callbacks_past_the_bound_are_not_remembered() {
     lines.push(reply(format!("hk{}", super::HOLD_LIMIT - 1)));
     lines.push(reply(format!("hk{}", super::HOLD_LIMIT)));
     let r = replay(&lines);
-    let unknown: Vec<&str> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == Code::UnknownResponse)
-        .map(|f| f.message.as_str())
-        .collect();
+    let unknown = messages(&r, Code::UnknownResponse);
     assert_eq!(
         unknown,
         ["control_response for `hk4096` answers no permission request seen in this trace"]
@@ -1141,12 +1142,7 @@ fn a_stop_task_of_task_system_work_is_silent_and_of_an_unknown_task_is_not() {
         control("h1", json!({"subtype": "stop_task", "task_id": "bsh"})),
         control("h2", json!({"subtype": "stop_task", "task_id": "nope"})),
     ]);
-    let unknown: Vec<&str> = r
-        .findings
-        .iter()
-        .filter(|f| f.rule == Code::UnknownTask)
-        .map(|f| f.message.as_str())
-        .collect();
+    let unknown = messages(&r, Code::UnknownTask);
     assert_eq!(
         unknown,
         ["stop_task for task `nope`, which is no subagent; no child to cancel"]
@@ -1158,17 +1154,7 @@ fn a_stop_task_of_task_system_work_is_silent_and_of_an_unknown_task_is_not() {
 /// provider resolved it" (seed, *Cancellation*: "Sending cancel is not a terminal fact").
 #[test]
 fn a_withdrawal_followed_by_another_answer_is_resolved() {
-    let r = replay(&[
-        answered("host_req_1", json!({"commands": []})),
-        init(),
-        text("asking"),
-        cli(
-            json!({"type": "control_request", "request_id": "perm1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "toolu_b"}}),
-        ),
-        cli(json!({"type": "control_cancel_request", "request_id": "perm1"})),
-        answered("host_req_2", json!({})),
-    ]);
-    let status = interaction_status(&r, &format!("{R}#1"), "perm1");
+    let status = withdrawn_permission_then(&[answered("host_req_2", json!({}))]);
     assert_eq!(status, Some(InteractionStatus::Resolved));
 }
 
