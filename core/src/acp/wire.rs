@@ -1,8 +1,10 @@
 //! ACP wire decoding: `acp` trace records, JSON-RPC messages and the subagent fields.
 //!
-//! Owns: turning one parsed record (`serde_json::Value`) into borrowed, classified parts,
-//! and the *lenient* field reads the view uses together with the *strict* type facts the
-//! checker reports (`field-invalid`). A field of the wrong JSON type reads as
+//! Owns: turning one record into borrowed, classified parts: a JSON-RPC message is read
+//! as a [`Json`] borrowed from the line (the fast path, [`Line`]) or from the record's
+//! `Value` ([`Json::of_value`]), so one reading serves both; and the *lenient* field
+//! reads the view uses together with the *strict* type facts the checker reports
+//! (`field-invalid`). A field of the wrong JSON type reads as
 //! [`Patch::Invalid`], which the view treats as omitted, exactly as the official schema
 //! crate's `DefaultOnError` does, while the checker still sees the raw value.
 //! Never: allocates for what it only looks at; every read borrows from the record.
@@ -13,6 +15,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::finding::Shapes;
+use crate::trace::borrowed::{Json, JsonRead, Object};
 
 mod line;
 
@@ -161,7 +164,7 @@ pub(crate) enum LineRecord<'a> {
         /// The sender.
         from: Side,
         /// Its members.
-        message: &'a Message,
+        message: &'a Message<'a>,
     },
     /// A transport event.
     Transport(Transport),
@@ -199,20 +202,24 @@ impl RpcId {
     /// Reads an id as a JSON value: an integral number is one id however it is
     /// written (`5` and `5.0` are equal JSON numbers), a string is a string, and `null`
     /// (a response to a request whose id could not be read) is [`RpcId::Null`].
-    fn read(value: &Value) -> RpcId {
+    fn read(value: &Json<'_>) -> RpcId {
         match value {
-            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            // `Value::as_i64` and `as_f64` of a number kept as its text.
+            Json::Number(n) => match (
+                n.parse::<i64>().ok(),
+                n.parse::<f64>().ok().filter(|f| f.is_finite()),
+            ) {
                 (Some(i), _) => RpcId::Int(i),
                 (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
                     // Exactly representable below 2^53, so the conversion is exact.
                     #[allow(clippy::cast_possible_truncation)]
                     RpcId::Int(f as i64)
                 }
-                _ => RpcId::Text(n.to_string().into()),
+                _ => RpcId::Text((*n).into()),
             },
-            Value::String(s) => RpcId::Text(s.as_str().into()),
-            Value::Null => RpcId::Null,
-            other => RpcId::Text(other.to_string().into()),
+            Json::Str(s) => RpcId::Text(s.as_ref().into()),
+            Json::Null => RpcId::Null,
+            other => RpcId::Text(other.to_value().to_string().into()),
         }
     }
 }
@@ -237,28 +244,28 @@ pub(crate) enum Rpc<'a> {
         /// Its method.
         method: &'a str,
         /// Its params (`Null` when absent).
-        params: &'a Value,
+        params: &'a Json<'a>,
     },
     /// A notification (`method` without `id`).
     Notification {
         /// Its method.
         method: &'a str,
         /// Its params (`Null` when absent).
-        params: &'a Value,
+        params: &'a Json<'a>,
     },
     /// A response (`id` with `result` or `error`).
     Response {
         /// The id of the request it answers.
         id: RpcId,
         /// `Ok(result)` or `Err(error)`.
-        outcome: Result<&'a Value, &'a Value>,
+        outcome: Result<&'a Json<'a>, &'a Json<'a>>,
     },
 }
 
-static NULL: Value = Value::Null;
+static NULL: Json<'static> = Json::Null;
 
 /// Classifies one JSON-RPC message (one entry of a batch).
-pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
+pub(crate) fn classify<'a>(entry: &'a Json<'a>) -> Result<Rpc<'a>, String> {
     let Some(obj) = entry.as_object() else {
         return Err("a JSON-RPC message must be an object".into());
     };
@@ -273,14 +280,14 @@ pub(crate) fn classify(entry: &Value) -> Result<Rpc<'_>, String> {
 
 /// The members of a JSON-RPC message object that tell what it is, each when present.
 struct Members<'a> {
-    params: Option<&'a Value>,
-    method: Option<&'a Value>,
-    id: Option<&'a Value>,
-    result: Option<&'a Value>,
-    error: Option<&'a Value>,
+    params: Option<&'a Json<'a>>,
+    method: Option<&'a Json<'a>>,
+    id: Option<&'a Json<'a>>,
+    result: Option<&'a Json<'a>>,
+    error: Option<&'a Json<'a>>,
 }
 
-impl Message {
+impl Message<'_> {
     /// Classifies the message, as [`classify`] does its `Value`.
     pub(crate) fn classify(&self) -> Result<Rpc<'_>, String> {
         classify_members(Members {
@@ -294,23 +301,23 @@ impl Message {
 
     /// Does it carry `"jsonrpc": "2.0"`?
     pub(crate) fn has_jsonrpc_version(&self) -> bool {
-        self.jsonrpc.as_ref().and_then(Value::as_str) == Some("2.0")
+        self.jsonrpc.as_ref().and_then(Json::as_str) == Some("2.0")
     }
 }
 
 fn classify_members(m: Members<'_>) -> Result<Rpc<'_>, String> {
     let params = match m.params {
         None => &NULL,
-        Some(p @ (Value::Object(_) | Value::Array(_))) => p,
+        Some(p @ (Json::Object(_) | Json::Array(_))) => p,
         Some(_) => return Err("JSON-RPC `params` must be an object or an array".into()),
     };
     match (m.method, m.id) {
-        (Some(Value::String(method)), Some(id)) if !id.is_null() => Ok(Rpc::Request {
+        (Some(Json::Str(method)), Some(id)) if !id.is_null() => Ok(Rpc::Request {
             id: RpcId::read(id),
             method,
             params,
         }),
-        (Some(Value::String(method)), _) => Ok(Rpc::Notification { method, params }),
+        (Some(Json::Str(method)), _) => Ok(Rpc::Notification { method, params }),
         (Some(_), _) => Err("JSON-RPC `method` must be a string".into()),
         (None, Some(id)) => {
             let id = RpcId::read(id);
@@ -331,14 +338,14 @@ fn classify_members(m: Members<'_>) -> Result<Rpc<'_>, String> {
 }
 
 /// Does a JSON-RPC message carry `"jsonrpc": "2.0"`?
-pub(crate) fn has_jsonrpc_version(entry: &Value) -> bool {
-    entry.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+pub(crate) fn has_jsonrpc_version(entry: &Json<'_>) -> bool {
+    entry.get("jsonrpc").and_then(Json::as_str) == Some("2.0")
 }
 
 /// The fields of an update that only the final revision defines, by name: `cwd` and
 /// `additionalDirectories` on an association, `senderMessageId` / `recipientMessageId`
 /// on a session message, `session` content items on a tool call.
-pub(crate) fn final_only_fields(kind: &str, update: &Map<String, Value>) -> Vec<&'static str> {
+pub(crate) fn final_only_fields(kind: &str, update: &Object<'_>) -> Vec<&'static str> {
     let keys: &[&'static str] = match kind {
         "subagent_update" => &["cwd", "additionalDirectories"],
         "session_message" | "session_message_chunk" => &["senderMessageId", "recipientMessageId"],
@@ -347,7 +354,7 @@ pub(crate) fn final_only_fields(kind: &str, update: &Map<String, Value>) -> Vec<
     let mut found: Vec<&'static str> = keys
         .iter()
         .copied()
-        .filter(|k| update.contains_key(*k))
+        .filter(|k| update.contains_key(k))
         .collect();
     if matches!(kind, "tool_call" | "tool_call_update") && !session_references(update).is_empty() {
         found.push("`session` tool-call content");
@@ -357,34 +364,33 @@ pub(crate) fn final_only_fields(kind: &str, update: &Map<String, Value>) -> Vec<
 
 /// The `sessionId`s of a tool call's `{"type":"session","sessionId":…}` content items
 /// (the final revision's session reference).
-pub(crate) fn session_references(update: &Map<String, Value>) -> Vec<&str> {
+pub(crate) fn session_references<'a>(update: &'a Object<'_>) -> Vec<&'a str> {
     update
         .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
+        .and_then(Json::as_array)
         .unwrap_or_default()
         .iter()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("session"))
-        .filter_map(|c| c.get("sessionId").and_then(Value::as_str))
+        .filter(|c| c.get("type").and_then(Json::as_str) == Some("session"))
+        .filter_map(|c| c.get("sessionId").and_then(Json::as_str))
         .collect()
 }
 
 /// Is a work-state snapshot `idle` with `stopReason: "error"` (defined from 2026-10-01)?
-pub(crate) fn is_error_idle(snapshot: &Map<String, Value>) -> bool {
-    snapshot.get("state").and_then(Value::as_str) == Some("idle")
-        && snapshot.get("stopReason").and_then(Value::as_str) == Some("error")
+pub(crate) fn is_error_idle(snapshot: &Object<'_>) -> bool {
+    snapshot.get("state").and_then(Json::as_str) == Some("idle")
+        && snapshot.get("stopReason").and_then(Json::as_str) == Some("error")
 }
 
 /// The earlier draft an update's shape follows, if any: 2026-08-31 for
 /// `subagent_spawned` / `subagent_state_update` and the terminal lifecycle states,
 /// 2026-09-15 for `subagentSessionId` / `name` / `task` on `subagent_update`.
-pub(crate) fn draft_of(kind: &str, update: &Map<String, Value>) -> Option<Shapes> {
+pub(crate) fn draft_of(kind: &str, update: &Object<'_>) -> Option<Shapes> {
     if matches!(kind, "subagent_spawned" | "subagent_state_update") {
         return Some(Shapes::Draft0831);
     }
     let state = match update.get("state") {
-        Some(Value::String(s)) => Some(s.as_str()),
-        Some(other) => other.get("state").and_then(Value::as_str),
+        Some(Json::Str(s)) => Some(s.as_ref()),
+        Some(other) => other.get("state").and_then(Json::as_str),
         None => None,
     };
     if matches!(kind, "subagent_update" | "state_update")
@@ -395,7 +401,7 @@ pub(crate) fn draft_of(kind: &str, update: &Map<String, Value>) -> Option<Shapes
     (kind == "subagent_update"
         && ["subagentSessionId", "name", "task"]
             .iter()
-            .any(|k| update.contains_key(*k)))
+            .any(|k| update.contains_key(k)))
     .then_some(Shapes::Draft0915)
 }
 
@@ -409,19 +415,15 @@ pub(crate) enum Patch<'a, T> {
     /// A value of the expected type: replaces.
     Set(T),
     /// A value of the wrong JSON type (lenient readers treat it as omitted).
-    Invalid(&'a Value),
+    Invalid(&'a Json<'a>),
 }
 
 impl<'a, T> Patch<'a, T> {
     /// Reads `key` of `obj`, converting a present non-null value with `read`.
-    pub fn read(
-        obj: &'a Map<String, Value>,
-        key: &str,
-        read: impl Fn(&'a Value) -> Option<T>,
-    ) -> Self {
+    pub fn read(obj: &'a Object<'a>, key: &str, read: impl Fn(&'a Json<'a>) -> Option<T>) -> Self {
         match obj.get(key) {
             None => Patch::Omitted,
-            Some(Value::Null) => Patch::Null,
+            Some(Json::Null) => Patch::Null,
             Some(v) => read(v).map_or(Patch::Invalid(v), Patch::Set),
         }
     }
@@ -435,7 +437,7 @@ impl<'a, T> Patch<'a, T> {
     }
 
     /// The invalid raw value, if any.
-    pub fn invalid(&self) -> Option<&'a Value> {
+    pub fn invalid(&self) -> Option<&'a Json<'a>> {
         match self {
             Patch::Invalid(v) => Some(v),
             _ => None,
@@ -444,21 +446,18 @@ impl<'a, T> Patch<'a, T> {
 }
 
 /// Reads a nullable string field.
-pub(crate) fn string_patch<'a>(obj: &'a Map<String, Value>, key: &str) -> Patch<'a, &'a str> {
-    Patch::read(obj, key, Value::as_str)
+pub(crate) fn string_patch<'a>(obj: &'a Object<'a>, key: &str) -> Patch<'a, &'a str> {
+    Patch::read(obj, key, Json::as_str)
 }
 
 /// Reads a nullable object field.
-pub(crate) fn object_patch<'a>(
-    obj: &'a Map<String, Value>,
-    key: &str,
-) -> Patch<'a, &'a Map<String, Value>> {
-    Patch::read(obj, key, Value::as_object)
+pub(crate) fn object_patch<'a>(obj: &'a Object<'a>, key: &str) -> Patch<'a, &'a Object<'a>> {
+    Patch::read(obj, key, Json::as_object)
 }
 
 /// `params.sessionId` when it is a string.
-pub(crate) fn session_id(params: &Value) -> Option<&str> {
-    params.get("sessionId").and_then(Value::as_str)
+pub(crate) fn session_id<'a>(params: &'a Json<'_>) -> Option<&'a str> {
+    params.get("sessionId").and_then(Json::as_str)
 }
 
 /// A `session/update` notification's addressing: the outer session and the update.
@@ -469,19 +468,19 @@ pub(crate) struct SessionUpdate<'a> {
     /// `params.update.sessionUpdate`.
     pub kind: &'a str,
     /// `params.update`.
-    pub update: &'a Map<String, Value>,
+    pub update: &'a Object<'a>,
 }
 
 /// Reads `session/update` params; `Err` names the missing required field.
-pub(crate) fn session_update(params: &Value) -> Result<SessionUpdate<'_>, String> {
+pub(crate) fn session_update<'a>(params: &'a Json<'a>) -> Result<SessionUpdate<'a>, String> {
     let session = session_id(params).ok_or("`session/update` needs a string `params.sessionId`")?;
     let update = params
         .get("update")
-        .and_then(Value::as_object)
+        .and_then(Json::as_object)
         .ok_or("`session/update` needs an object `params.update`")?;
     let kind = update
         .get("sessionUpdate")
-        .and_then(Value::as_str)
+        .and_then(Json::as_str)
         .ok_or("`params.update` needs a string `sessionUpdate`")?;
     Ok(SessionUpdate {
         session,
@@ -513,6 +512,20 @@ impl StateKey {
             stop_reason,
         })
     }
+
+    /// [`StateKey::of`] a snapshot as read from a message.
+    pub fn of_object(snapshot: &Object<'_>) -> Option<StateKey> {
+        let state = snapshot.get("state").and_then(Json::as_str)?;
+        let stop_reason = match snapshot.get("stopReason") {
+            None | Some(Json::Null) => None,
+            Some(Json::Str(s)) => Some(s.as_ref().into()),
+            Some(other) => Some(other.json_text().into()),
+        };
+        Some(StateKey {
+            state: state.into(),
+            stop_reason,
+        })
+    }
 }
 
 impl fmt::Display for StateKey {
@@ -531,11 +544,12 @@ pub(crate) const LEGACY_STATES: [&str; 4] = ["completed", "failed", "cancelled",
 
 /// A `state_update` (v2, child stream) as a snapshot object: the update without its
 /// `sessionUpdate` tag, so it compares equal to the parent-carried copy.
-pub(crate) fn state_update_snapshot(update: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn state_update_snapshot(update: &Object<'_>) -> Map<String, Value> {
     update
-        .iter()
-        .filter(|(k, _)| k.as_str() != "sessionUpdate")
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .entries()
+        .into_iter()
+        .filter(|(k, _)| *k != "sessionUpdate")
+        .map(|(k, v)| (k.to_owned(), v.to_value()))
         .collect()
 }
 
@@ -563,15 +577,16 @@ mod tests {
     fn a_json_rpc_message_is_classified_by_its_members() {
         let v = json!({"jsonrpc":"2.0","id":3,"result":{}});
         assert!(matches!(
-            classify(&v),
+            classify(&Json::of_value(&v)),
             Ok(Rpc::Response { outcome: Ok(_), .. })
         ));
-        assert!(classify(&json!({"jsonrpc":"2.0"})).is_err());
+        assert!(classify(&Json::of_value(&json!({"jsonrpc":"2.0"}))).is_err());
     }
 
     #[test]
     fn patches_tell_omitted_null_set_and_invalid() {
         let v = json!({"a":null,"b":"x","c":3});
+        let v = Json::of_value(&v);
         let o = v.as_object().unwrap();
         assert_eq!(string_patch(o, "z"), Patch::Omitted);
         assert_eq!(string_patch(o, "a"), Patch::Null);
@@ -585,6 +600,7 @@ mod tests {
             json!({"id":1,"method":"m"}),
             json!({"id":"1","result":null}),
         );
+        let (va, vb) = (Json::of_value(&va), Json::of_value(&vb));
         let (a, b) = (classify(&va).unwrap(), classify(&vb).unwrap());
         let (Rpc::Request { id: a, .. }, Rpc::Response { id: b, .. }) = (a, b) else {
             panic!()
@@ -596,7 +612,7 @@ mod tests {
 
     #[test]
     fn ids_compare_as_json_values() {
-        let id = |v: Value| match classify(&v).unwrap() {
+        let id = |v: Value| match classify(&Json::of_value(&v)).unwrap() {
             Rpc::Request { id, .. } | Rpc::Response { id, .. } => id,
             Rpc::Notification { .. } => panic!("{v}"),
         };
@@ -614,17 +630,21 @@ mod tests {
     #[test]
     fn later_revision_shapes_and_drafts_are_told() {
         let u = json!({"sessionId":"A","cwd":"/w","task":"x"});
+        let u = Json::of_value(&u);
         let u = u.as_object().unwrap();
         assert_eq!(final_only_fields("subagent_update", u), vec!["cwd"]);
         assert_eq!(draft_of("subagent_update", u), Some(Shapes::Draft0915));
         assert_eq!(draft_of("subagent_spawned", u), Some(Shapes::Draft0831));
         let call = json!({"toolCallId":"c","content":[{"type":"session","sessionId":"A"}]});
+        let call = Json::of_value(&call);
         let call = call.as_object().unwrap();
         assert_eq!(session_references(call), vec!["A"]);
         assert_eq!(final_only_fields("tool_call", call).len(), 1);
         let idle = json!({"state":"idle","stopReason":"error"});
-        assert!(is_error_idle(idle.as_object().unwrap()));
-        assert!(!has_jsonrpc_version(&json!({"id":1,"method":"m"})));
+        assert!(is_error_idle(Json::of_value(&idle).as_object().unwrap()));
+        assert!(!has_jsonrpc_version(&Json::of_value(
+            &json!({"id":1,"method":"m"})
+        )));
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub use crate::finding::{Party, acp::MODEL};
 use super::view::{Id, View, ViewOptions};
 use super::wire::{self, LineRecord, Record, Rpc, RpcId, Side, Transport};
 use crate::finding::{Code, Finding, Revision};
+use crate::trace::borrowed::Json;
 use crate::tree::Severity;
 use agent_side::AgentSide;
 use mirror::Mirror;
@@ -196,6 +197,8 @@ impl Checker {
                     active: batch,
                     ..Batch::default()
                 };
+                // Read as a parsed line is read: borrowed, no `Value` looked up by key.
+                let entries: Vec<Json<'_>> = entries.iter().map(Json::of_value).collect();
                 if entries
                     .iter()
                     .any(|e| e.is_object() && !wire::has_jsonrpc_version(e))

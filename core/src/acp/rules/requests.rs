@@ -2,12 +2,11 @@
 //! cleanup of interactions of cancelled work, capability bypass, replayed requests and
 //! the request/response pairing.
 
-use serde_json::Value;
-
 use super::{Batch, Checker, MustCancel};
 use crate::acp::view::Id;
 use crate::acp::wire::{self, RpcId, Side};
 use crate::finding::Code;
+use crate::trace::borrowed::Json;
 use crate::tree::Severity;
 
 /// Methods that mutate a session or its runtime (errors when they name a child).
@@ -24,7 +23,7 @@ const MUTATIONS: [&str; 8] = [
 
 impl Checker {
     /// A Client request or notification.
-    pub(super) fn client_call(&mut self, line: usize, method: &str, params: &Value) {
+    pub(super) fn client_call(&mut self, line: usize, method: &str, params: &Json<'_>) {
         let target = wire::session_id(params);
         if let Some(child) = target
             && self.view.is_child(child)
@@ -164,7 +163,7 @@ impl Checker {
         &mut self,
         line: usize,
         method: &str,
-        params: &Value,
+        params: &Json<'_>,
         batch: &mut Batch,
     ) {
         let Some(session) = wire::session_id(params) else {
@@ -194,7 +193,7 @@ impl Checker {
             && let Some(start) = self.view.replay_start()
             && let Some(call) = params
                 .pointer("/toolCall/toolCallId")
-                .and_then(Value::as_str)
+                .and_then(Json::as_str)
             && let Some(&answered) = self
                 .answered_permissions
                 .get(&(Id::from(session), Id::from(call)))
@@ -216,7 +215,7 @@ impl Checker {
         line: usize,
         from: Side,
         id: &RpcId,
-        outcome: Result<&Value, &Value>,
+        outcome: Result<&Json<'_>, &Json<'_>>,
         batch: &mut Batch,
     ) {
         if *id == RpcId::Null && outcome.is_err() {
@@ -266,8 +265,10 @@ impl Checker {
                         .insert((session.clone(), call.clone()), line);
                 }
                 if self.must_cancel.remove(id).is_some()
-                    && result.and_then(|r| r.pointer("/outcome/outcome"))
-                        != Some(&"cancelled".into())
+                    && result
+                        .and_then(|r| r.pointer("/outcome/outcome"))
+                        .and_then(Json::as_str)
+                        != Some("cancelled")
                 {
                     self.report(
                         line,
@@ -280,7 +281,8 @@ impl Checker {
             }
             "elicitation/create"
                 if self.must_cancel.remove(id).is_some()
-                    && result.and_then(|r| r.get("action")) != Some(&"cancel".into()) =>
+                    && result.and_then(|r| r.get("action")).and_then(Json::as_str)
+                        != Some("cancel") =>
             {
                 self.report(
                     line,
@@ -307,12 +309,11 @@ impl Checker {
             "session/list" => {
                 let listed = result
                     .and_then(|r| r.get("sessions"))
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
+                    .and_then(Json::as_array)
                     .unwrap_or_default();
                 let children: Vec<String> = listed
                     .iter()
-                    .filter_map(wire::session_id)
+                    .filter_map(|s| wire::session_id(s))
                     .filter(|s| self.view.is_child(s))
                     .map(String::from)
                     .collect();

@@ -1,7 +1,7 @@
 //! `session/update` checks: announcement order, associations, field types, session
 //! messages, work-state reports and earlier-draft shapes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::mirror::Path;
 use super::{Batch, Checker};
@@ -10,9 +10,10 @@ use crate::acp::wire::{
     self, KNOWN_STATES, LEGACY_STATES, Patch, StateKey, object_patch, string_patch,
 };
 use crate::finding::{Code, Revision};
+use crate::trace::borrowed::{Json, Object};
 
 impl Checker {
-    pub(super) fn session_update(&mut self, line: usize, params: &Value, batch: &mut Batch) {
+    pub(super) fn session_update(&mut self, line: usize, params: &Json<'_>, batch: &mut Batch) {
         let u = match wire::session_update(params) {
             Ok(u) => u,
             Err(reason) => {
@@ -43,7 +44,7 @@ impl Checker {
                 self.legacy(line, u.kind, u.update, true);
             }
             "agent_message_chunk" | "user_message_chunk" | "agent_thought_chunk" => {
-                if let Some(id) = u.update.get("messageId").and_then(Value::as_str) {
+                if let Some(id) = u.update.get("messageId").and_then(Json::as_str) {
                     if self.view.has_live_session_message(u.session, id) {
                         self.message_id_conflict(line, u.session, id);
                     }
@@ -111,7 +112,7 @@ impl Checker {
         &mut self,
         line: usize,
         kind: &str,
-        update: &Map<String, Value>,
+        update: &Object<'_>,
         batch: &mut Batch,
     ) {
         let fields = wire::final_only_fields(kind, update);
@@ -144,7 +145,7 @@ impl Checker {
             && !dirs.is_null()
             && !dirs
                 .as_array()
-                .is_some_and(|a| a.iter().all(Value::is_string))
+                .is_some_and(|a| a.iter().all(Json::is_string))
         {
             bad.push("`additionalDirectories` must be an array of path strings or null".into());
         }
@@ -218,13 +219,8 @@ impl Checker {
     /// cancelled `idle` (RFD, *Cancellation and resource ownership*: "abort the affected
     /// work and send its pending updates before confirming cancellation"). The view still
     /// applies it: the Client "SHOULD still accept subsequent Agent updates".
-    fn update_after_confirmation(
-        &mut self,
-        line: usize,
-        session: &str,
-        update: &Map<String, Value>,
-    ) {
-        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+    fn update_after_confirmation(&mut self, line: usize, session: &str, update: &Object<'_>) {
+        let Some(call) = update.get("toolCallId").and_then(Json::as_str) else {
             return;
         };
         let Some(s) = self.view.session(session) else {
@@ -253,8 +249,8 @@ impl Checker {
 
     /// `tool-call-foreign`: a `tool_call_update` on a session other than the one that
     /// opened the call.
-    fn foreign_tool_call(&mut self, line: usize, session: &str, update: &Map<String, Value>) {
-        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+    fn foreign_tool_call(&mut self, line: usize, session: &str, update: &Object<'_>) {
+        let Some(call) = update.get("toolCallId").and_then(Json::as_str) else {
             return;
         };
         let own = self
@@ -280,14 +276,8 @@ impl Checker {
         }
     }
 
-    fn association(
-        &mut self,
-        line: usize,
-        parent: &str,
-        update: &Map<String, Value>,
-        batch: &mut Batch,
-    ) {
-        let Some(child) = update.get("sessionId").and_then(Value::as_str) else {
+    fn association(&mut self, line: usize, parent: &str, update: &Object<'_>, batch: &mut Batch) {
+        let Some(child) = update.get("sessionId").and_then(Json::as_str) else {
             self.malformed(
                 line,
                 "`subagent_update` needs a string `update.sessionId` naming the child".into(),
@@ -300,14 +290,14 @@ impl Checker {
         if let Some(state) = update
             .get("state")
             .and_then(|s| s.get("state"))
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
         {
             self.unknown_state(line, child, state);
         }
         if self.view.version() != Some(2)
             && update
                 .get("state")
-                .and_then(Value::as_object)
+                .and_then(Json::as_object)
                 .is_some_and(wire::is_error_idle)
         {
             self.report(
@@ -390,7 +380,7 @@ impl Checker {
     }
 
     /// `field-invalid` for the association's optional fields.
-    fn association_fields(&mut self, line: usize, update: &Map<String, Value>) {
+    fn association_fields(&mut self, line: usize, update: &Object<'_>) {
         let mut bad = Vec::new();
         for key in ["title", "description"] {
             if string_patch(update, key).invalid().is_some() {
@@ -406,7 +396,7 @@ impl Checker {
         }
         match object_patch(update, "state") {
             Patch::Invalid(_) => bad.push("`state` must be an object or null".into()),
-            Patch::Set(state) if !state.get("state").is_some_and(Value::is_string) => {
+            Patch::Set(state) if !state.get("state").is_some_and(Json::is_string) => {
                 bad.push("a `state` object needs a string `state`".into());
             }
             // 2026-10-01: the error idle's optional, nullable JSON-RPC `error` object.
@@ -436,7 +426,7 @@ impl Checker {
 
     /// `legacy-draft-shape`: one finding listing every earlier-draft element of `update`,
     /// naming the draft it follows and the current shape.
-    fn legacy(&mut self, line: usize, kind: &str, update: &Map<String, Value>, draft_kind: bool) {
+    fn legacy(&mut self, line: usize, kind: &str, update: &Object<'_>, draft_kind: bool) {
         let mut found: Vec<String> = Vec::new();
         if draft_kind {
             let now = if kind == "subagent_spawned" {
@@ -462,14 +452,14 @@ impl Checker {
         if update
             .get("capabilities")
             .and_then(|c| c.get("cancel"))
-            .is_some_and(Value::is_boolean)
+            .is_some_and(|c| matches!(c, Json::Bool(_)))
         {
             found
                 .push("a boolean `cancel` (an earlier draft; now `\"cancel\": {}` or null)".into());
         }
         let state = match update.get("state") {
-            Some(Value::String(s)) => Some(s.as_str()),
-            Some(other) => other.get("state").and_then(Value::as_str),
+            Some(Json::Str(s)) => Some(s.as_ref()),
+            Some(other) => other.get("state").and_then(Json::as_str),
             None => None,
         };
         if let Some(state) = state.filter(|s| LEGACY_STATES.contains(s)) {
@@ -502,14 +492,8 @@ impl Checker {
     }
 
     /// A v2 child `state_update` on the child's own stream.
-    fn child_state(
-        &mut self,
-        line: usize,
-        session: &str,
-        update: &Map<String, Value>,
-        batch: &mut Batch,
-    ) {
-        let Some(state) = update.get("state").and_then(Value::as_str) else {
+    fn child_state(&mut self, line: usize, session: &str, update: &Object<'_>, batch: &mut Batch) {
+        let Some(state) = update.get("state").and_then(Json::as_str) else {
             self.malformed(line, "`state_update` needs a string `state`".into());
             return;
         };
@@ -523,17 +507,11 @@ impl Checker {
 
     /// A current work-state report of `session` on either path: confirms cancels and,
     /// in v2, feeds the mirror tracker.
-    fn state_report(
-        &mut self,
-        line: usize,
-        session: &str,
-        snapshot: &Map<String, Value>,
-        path: Path,
-    ) {
+    fn state_report(&mut self, line: usize, session: &str, snapshot: &Object<'_>, path: Path) {
         if self.view.in_replay() || (path == Path::Child && !self.view.is_child(session)) {
             return;
         }
-        let state = snapshot.get("state").and_then(Value::as_str);
+        let state = snapshot.get("state").and_then(Json::as_str);
         if !self.work_noted.is_empty() {
             self.work_noted.remove(session);
         }
@@ -553,14 +531,14 @@ impl Checker {
         // 2026-10-05: once a descendant of cancelled work reports a cancelled idle, the
         // Client cleans up its requests as if it had cancelled it directly.
         if state == Some("idle")
-            && snapshot.get("stopReason") == Some(&"cancelled".into())
+            && snapshot.get("stopReason").and_then(Json::as_str) == Some("cancelled")
             && !self.view.cancel_cascades()
             && self.view.under_cancel(session)
         {
             self.must_cancel_within(session, false);
         }
         if self.view.version() == Some(2)
-            && let Some(key) = StateKey::of(snapshot)
+            && let Some(key) = StateKey::of_object(snapshot)
         {
             let verdict = self
                 .mirrors
@@ -578,7 +556,7 @@ impl Checker {
         &mut self,
         line: usize,
         kind: &str,
-        update: &'a Map<String, Value>,
+        update: &'a Object<'a>,
     ) -> [Patch<'a, &'a str>; 2] {
         let chunk = kind == "session_message_chunk";
         let final_rev = self.view.spec() == Revision::Final;
@@ -631,7 +609,7 @@ impl Checker {
         line: usize,
         outer: &str,
         kind: &str,
-        update: &Map<String, Value>,
+        update: &Object<'_>,
         batch: &mut Batch,
     ) {
         let [sender, recipient] = self.message_fields(line, kind, update);
@@ -647,7 +625,7 @@ impl Checker {
                 self.bears(line, id, "a message participant", &mut scratch);
             }
         }
-        let Some(message_id) = update.get("messageId").and_then(Value::as_str) else {
+        let Some(message_id) = update.get("messageId").and_then(Json::as_str) else {
             self.report(
                 line,
                 Code::MessageIdMissing,

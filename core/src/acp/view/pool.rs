@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::trace::borrowed::Object;
+
 /// How many distinct objects are remembered (replaced oldest first).
 const SIZE: usize = 16;
 
@@ -25,10 +27,14 @@ pub(super) struct Pool {
 
 impl Pool {
     /// `object` as a shared value: an equal one already handed out, or a copy.
-    pub(super) fn object(&mut self, object: &Map<String, Value>) -> Arc<Value> {
-        match self.find(object) {
-            Some(shared) => shared,
-            None => self.remember(Value::Object(object.clone())),
+    pub(super) fn object(&mut self, object: &Object<'_>) -> Arc<Value> {
+        let found = self.recent.iter().find(|v| {
+            v.as_object()
+                .is_some_and(|stored| object.same_as_map(stored))
+        });
+        match found {
+            Some(shared) => shared.clone(),
+            None => self.remember(Value::Object(object.to_map())),
         }
     }
 
@@ -67,6 +73,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::borrowed::Json;
     use serde_json::json;
 
     fn object(v: Value) -> Map<String, Value> {
@@ -76,12 +83,21 @@ mod tests {
         }
     }
 
+    /// `Pool::object` of a message's object.
+    fn share(pool: &mut Pool, v: Value) -> Arc<Value> {
+        let json = Json::of_value(&v);
+        pool.object(json.as_object().unwrap())
+    }
+
     #[test]
     fn equal_objects_share_one_allocation_and_different_ones_do_not() {
         let mut pool = Pool::default();
-        let a = pool.object(&object(json!({"state": "running"})));
+        let a = share(&mut pool, json!({"state": "running"}));
         let b = pool.owned(object(json!({"state": "running"})));
-        let c = pool.object(&object(json!({"state": "idle", "stopReason": "end_turn"})));
+        let c = share(
+            &mut pool,
+            json!({"state": "idle", "stopReason": "end_turn"}),
+        );
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(*c, json!({"state": "idle", "stopReason": "end_turn"}));
@@ -94,7 +110,7 @@ mod tests {
         let mut reversed = Map::new();
         reversed.insert("stopReason".into(), json!("end_turn"));
         reversed.insert("state".into(), json!("idle"));
-        let b = pool.object(&reversed);
+        let b = share(&mut pool, Value::Object(reversed));
         assert!(!Arc::ptr_eq(&a, &b));
         assert_eq!(b.to_string(), r#"{"stopReason":"end_turn","state":"idle"}"#);
     }
@@ -102,16 +118,16 @@ mod tests {
     #[test]
     fn the_oldest_object_is_forgotten_first_and_values_stay_intact() {
         let mut pool = Pool::default();
-        let first = pool.object(&object(json!({"n": 0})));
+        let first = share(&mut pool, json!({"n": 0}));
         for n in 1..=SIZE {
-            pool.object(&object(json!({ "n": n })));
+            share(&mut pool, json!({ "n": n }));
         }
         // `{"n":0}` was replaced by the 17th object: an equal object is a new copy.
-        let again = pool.object(&object(json!({"n": 0})));
+        let again = share(&mut pool, json!({"n": 0}));
         assert!(!Arc::ptr_eq(&first, &again));
         assert_eq!(first, again);
         // The second object is still remembered.
-        let second = pool.object(&object(json!({"n": 2})));
-        assert!(Arc::ptr_eq(&second, &pool.object(&object(json!({"n": 2})))));
+        let second = share(&mut pool, json!({"n": 2}));
+        assert!(Arc::ptr_eq(&second, &share(&mut pool, json!({"n": 2}))));
     }
 }

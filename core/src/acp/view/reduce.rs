@@ -18,6 +18,7 @@ use super::{
 };
 use crate::acp::wire::{self, Patch, Rpc, RpcId, Side, StateKey, object_patch, string_patch};
 use crate::finding::Revision;
+use crate::trace::borrowed::{Json, JsonRead, Object};
 
 impl View {
     /// A new connection: every per-connection fact (announcements, effective grants,
@@ -83,7 +84,7 @@ impl View {
                     session: wire::session_id(params).map(Into::into),
                     tool_call: params
                         .pointer("/toolCall/toolCallId")
-                        .and_then(Value::as_str)
+                        .and_then(Json::as_str)
                         .map(Into::into),
                     replay: is_replay_request(method, params),
                 });
@@ -108,7 +109,7 @@ impl View {
         }
     }
 
-    fn client_call(&mut self, line: usize, id: Option<&RpcId>, method: &str, params: &Value) {
+    fn client_call(&mut self, line: usize, id: Option<&RpcId>, method: &str, params: &Json<'_>) {
         match method {
             "initialize" => {
                 self.connect();
@@ -199,10 +200,10 @@ impl View {
         }
     }
 
-    fn response(&mut self, request: &Pending, outcome: Result<&Value, &Value>) {
+    fn response(&mut self, request: &Pending, outcome: Result<&Json<'_>, &Json<'_>>) {
         match (&*request.method, outcome) {
             ("initialize", Ok(result)) => {
-                if let Some(v) = result.get("protocolVersion").and_then(Value::as_u64) {
+                if let Some(v) = result.get("protocolVersion").and_then(Json::as_u64) {
                     self.version = Some(v);
                 }
             }
@@ -250,7 +251,7 @@ impl View {
         self.note_shapes(u);
         match u.kind {
             "subagent_update" => self.association(&outer, u.update),
-            "state_update" if u.update.get("state").is_some_and(Value::is_string) => {
+            "state_update" if u.update.get("state").is_some_and(Json::is_string) => {
                 let snapshot = self.pool.owned(wire::state_update_snapshot(u.update));
                 self.report_state(&outer, Some(snapshot), Path::Child);
             }
@@ -294,8 +295,8 @@ impl View {
         }
     }
 
-    fn association(&mut self, parent: &Id, update: &Map<String, Value>) {
-        let Some(child) = update.get("sessionId").and_then(Value::as_str) else {
+    fn association(&mut self, parent: &Id, update: &Object<'_>) {
+        let Some(child) = update.get("sessionId").and_then(Json::as_str) else {
             return;
         };
         if !self.association_allowed(parent, child) {
@@ -348,7 +349,7 @@ impl View {
                 s.capabilities = Some(self.pool.object(caps));
                 // Replaced whole: no `cancel` object means no grant. Historical grants
                 // (inside a replay window) never populate the effective set.
-                let cancel = caps.get("cancel").is_some_and(Value::is_object);
+                let cancel = caps.get("cancel").is_some_and(Json::is_object);
                 s.cancel_granted_on = (cancel && !in_replay).then_some(conn);
                 granted = cancel && !in_replay;
             }
@@ -365,7 +366,7 @@ impl View {
             Patch::Omitted | Patch::Invalid(_) => {}
             Patch::Null => self.report_state(&child, None, Path::Parent),
             Patch::Set(state) => {
-                if state.get("state").is_some_and(Value::is_string) {
+                if state.get("state").is_some_and(Json::is_string) {
                     let snapshot = self.pool.object(state);
                     self.report_state(&child, Some(snapshot), Path::Parent);
                 }
@@ -461,8 +462,8 @@ impl View {
         }
     }
 
-    fn session_message(&mut self, outer: &Id, update: &Map<String, Value>, chunk: bool) {
-        let Some(message_id) = update.get("messageId").and_then(Value::as_str) else {
+    fn session_message(&mut self, outer: &Id, update: &Object<'_>, chunk: bool) {
+        let Some(message_id) = update.get("messageId").and_then(Json::as_str) else {
             return;
         };
         let conn = self.conn;
@@ -691,7 +692,7 @@ impl View {
 /// epoch showed); a whole message replaces the content and patches `_meta`.
 fn write_content(
     m: &mut Message,
-    update: &Map<String, Value>,
+    update: &Object<'_>,
     chunk: bool,
     epoch: u64,
     transcripts: bool,
@@ -704,19 +705,19 @@ fn write_content(
                 m.content_epoch = epoch;
             }
             if transcripts {
-                m.content.push_back(block.clone());
+                m.content.push_back(block.to_value());
             }
         }
         return;
     }
     match update.get("content") {
-        Some(Value::Null) => {
+        Some(Json::Null) => {
             m.content = Vector::new();
             m.content_epoch = epoch;
         }
-        Some(Value::Array(blocks)) => {
+        Some(Json::Array(blocks)) => {
             m.content = if transcripts {
-                blocks.iter().cloned().collect()
+                blocks.iter().map(Json::to_value).collect()
             } else {
                 Vector::new()
             };
@@ -730,33 +731,34 @@ fn write_content(
 /// A message's or association's `_meta`: omitted keeps it, `null` clears it, a value
 /// replaces it whole; with `merge` (v2, final revision) an object patches the stored
 /// object by top-level key (a key set to `null` is removed).
-pub(super) fn patch_meta(meta: &mut Option<Value>, update: &Map<String, Value>, merge: bool) {
+pub(super) fn patch_meta(meta: &mut Option<Value>, update: &Object<'_>, merge: bool) {
     match (update.get("_meta"), meta.as_mut()) {
         (None, _) => {}
-        (Some(Value::Null), _) => *meta = None,
-        (Some(Value::Object(patch)), Some(Value::Object(stored))) if merge => {
-            for (k, v) in patch {
+        (Some(Json::Null), _) => *meta = None,
+        (Some(Json::Object(patch)), Some(Value::Object(stored))) if merge => {
+            for (k, v) in patch.entries() {
                 if v.is_null() {
                     stored.remove(k);
                 } else {
-                    stored.insert(k.clone(), v.clone());
+                    stored.insert(k.to_owned(), v.to_value());
                 }
             }
         }
-        (Some(Value::Object(patch)), _) if merge => {
+        (Some(Json::Object(patch)), _) if merge => {
             let kept: Map<String, Value> = patch
-                .iter()
+                .entries()
+                .into_iter()
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.to_owned(), v.to_value()))
                 .collect();
             *meta = Some(Value::Object(kept));
         }
-        (Some(value), _) => *meta = Some(value.clone()),
+        (Some(value), _) => *meta = Some(value.to_value()),
     }
 }
 
 /// `session/load`, or `session/resume` with a non-null `replayFrom`, requests replay.
-pub(crate) fn is_replay_request(method: &str, params: &Value) -> bool {
+pub(crate) fn is_replay_request(method: &str, params: &Json<'_>) -> bool {
     match method {
         "session/load" => true,
         "session/resume" => params.get("replayFrom").is_some_and(|v| !v.is_null()),
@@ -779,21 +781,21 @@ pub(super) fn is_open(status: &str) -> bool {
 }
 
 /// One ContentBlock: an object with a string `type`.
-pub(crate) fn is_content_block(value: &Value) -> bool {
-    value.get("type").is_some_and(Value::is_string)
+pub(crate) fn is_content_block(value: &Json<'_>) -> bool {
+    value.get("type").is_some_and(Json::is_string)
 }
 
-fn client_caps(params: &Value) -> ClientCaps {
+fn client_caps(params: &Json<'_>) -> ClientCaps {
     let caps = params.get("clientCapabilities");
     let flag = |path: &str| {
         caps.and_then(|c| c.pointer(path))
-            .and_then(Value::as_bool)
+            .and_then(Json::as_bool)
             .unwrap_or(false)
     };
     ClientCaps {
         subagents: caps
             .and_then(|c| c.get("subagents"))
-            .is_some_and(Value::is_object),
+            .is_some_and(Json::is_object),
         meta_subagents: caps
             .and_then(|c| c.get("_meta"))
             .is_some_and(names_subagents),
@@ -805,11 +807,11 @@ fn client_caps(params: &Value) -> ClientCaps {
 
 /// Does a `_meta` value hold, among its keys down to three levels, one naming subagents
 /// (a bridge flag such as `nativeSubagentSessions`)? An explicit stack, no recursion.
-fn names_subagents(meta: &Value) -> bool {
+fn names_subagents(meta: &Json<'_>) -> bool {
     let mut stack = vec![(meta, 0u8)];
     while let Some((v, depth)) = stack.pop() {
         let Some(obj) = v.as_object() else { continue };
-        for (k, child) in obj {
+        for (k, child) in obj.entries() {
             if k.to_ascii_lowercase().contains("subagent") {
                 return true;
             }
@@ -825,7 +827,7 @@ fn names_subagents(meta: &Value) -> bool {
 /// `Some(None)` = cleared, `Some(Some(s))` = replaced.
 /// The association's display fields, each a nullable patch: `title`, `description`, and
 /// the final revision's `cwd`.
-fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
+fn patch_labels(s: &mut Session, update: &Object<'_>) {
     if let Some(title) = patch_str(string_patch(update, "title")) {
         s.title = title;
     }
@@ -837,8 +839,10 @@ fn patch_labels(s: &mut Session, update: &Map<String, Value>) {
     }
     match update.get("additionalDirectories") {
         None => {}
-        Some(Value::Null) => s.additional_directories = None,
-        Some(dirs @ Value::Array(_)) => s.additional_directories = Some(Arc::new(dirs.clone())),
+        Some(Json::Null) => s.additional_directories = None,
+        Some(dirs @ Json::Array(_)) => {
+            s.additional_directories = Some(Arc::new(dirs.to_value()));
+        }
         Some(_) => {}
     }
 }

@@ -22,7 +22,8 @@ impl View {
             Ok(Record::Transport(Transport::Disconnected)) => next.disconnect(),
             Ok(Record::Message { from, entries, .. }) => {
                 for entry in entries {
-                    if let Ok(rpc) = wire::classify(entry) {
+                    let entry = crate::trace::borrowed::Json::of_value(entry);
+                    if let Ok(rpc) = wire::classify(&entry) {
                         next.apply_rpc(line, from, &rpc);
                     }
                 }

@@ -23,6 +23,7 @@ use super::reduce::is_open;
 use super::{Answered, Entry, Id, Pending, Set, ToolCall, View};
 use crate::acp::wire;
 use crate::finding::Shapes;
+use crate::trace::borrowed::{Json, JsonRead, Object};
 
 impl View {
     /// Starts writing `session`'s transcript in its current epoch (clearing what an
@@ -49,12 +50,7 @@ impl View {
 
     /// An `agent_message_chunk`, `user_message_chunk` or `agent_thought_chunk`: its
     /// block joins the last entry when that has the same kind and `messageId`.
-    pub(super) fn text_chunk(
-        &mut self,
-        session: &Id,
-        kind: &'static str,
-        update: &Map<String, Value>,
-    ) {
+    pub(super) fn text_chunk(&mut self, session: &Id, kind: &'static str, update: &Object<'_>) {
         let Some(block) = update.get("content").filter(|c| super::is_content_block(c)) else {
             return;
         };
@@ -64,9 +60,10 @@ impl View {
         let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) else {
             return;
         };
+        let block = &block.to_value();
         let message_id: Option<Id> = update
             .get("messageId")
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .map(Into::into);
         let index = s.transcript.len().saturating_sub(1);
         if let Some(last) = s.transcript.back_mut().map(Arc::make_mut)
@@ -102,13 +99,15 @@ impl View {
     }
 
     /// A `plan` update: its `entries` replace the current plan.
-    pub(super) fn plan(&mut self, session: &Id, update: &Map<String, Value>) {
+    pub(super) fn plan(&mut self, session: &Id, update: &Object<'_>) {
         if !self.transcript_epoch(session) {
             return;
         }
         if let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) {
             s.plan = Some(Arc::new(
-                update.get("entries").cloned().unwrap_or(Value::Null),
+                update
+                    .get("entries")
+                    .map_or(Value::Null, JsonRead::to_value),
             ));
             self.touch(Touch::Plan(session.clone()));
         }
@@ -117,11 +116,11 @@ impl View {
     /// A `tool_call` or `tool_call_update` on `outer`. An update for a call another
     /// session opened is not applied here (`tool-call-foreign`): the call stays on the
     /// session that opened it, and nothing is created on `outer`.
-    pub(super) fn tool_call(&mut self, outer: &Id, kind: &str, update: &Map<String, Value>) {
-        let Some(call) = update.get("toolCallId").and_then(Value::as_str) else {
+    pub(super) fn tool_call(&mut self, outer: &Id, kind: &str, update: &Object<'_>) {
+        let Some(call) = update.get("toolCallId").and_then(Json::as_str) else {
             return;
         };
-        let status = update.get("status").and_then(Value::as_str);
+        let status = update.get("status").and_then(Json::as_str);
         let foreign = self.call_owners.get(call).is_some_and(|o| o != outer);
         let shown = self.transcript_epoch(outer);
         let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
@@ -147,7 +146,7 @@ impl View {
         }
         if shown {
             for (field, slot) in [("title", &mut entry.title), ("kind", &mut entry.kind)] {
-                if let Some(v) = update.get(field).and_then(Value::as_str) {
+                if let Some(v) = update.get(field).and_then(Json::as_str) {
                     *slot = Some(v.into());
                 }
             }
@@ -180,13 +179,13 @@ impl View {
         &mut self,
         line: usize,
         request: Pending,
-        outcome: Result<&Value, &Value>,
+        outcome: Result<&Json<'_>, &Json<'_>>,
     ) {
         if self.options.transcripts {
             self.answered.push_back(Arc::new(Answered {
                 request,
                 line,
-                outcome: outcome.cloned().map_err(Clone::clone),
+                outcome: outcome.map(JsonRead::to_value).map_err(JsonRead::to_value),
             }));
             self.touch(Touch::Answered(self.answered.len() - 1));
         }
@@ -201,7 +200,7 @@ impl View {
             "subagent_update" => u
                 .update
                 .get("state")
-                .and_then(Value::as_object)
+                .and_then(Json::as_object)
                 .is_some_and(wire::is_error_idle),
             _ => false,
         };

@@ -13,10 +13,11 @@
 //! reads the line as a `Value` instead, so both paths report the same.
 //!
 //! The line is read by the borrowed JSON parser member by member (no tree of the
-//! envelope is built), so a number keeps its spelling. The members' values are `Value`s
-//! built straight from the text: `params`, `result` and `error` are what the view
-//! and the rules read; `id`, `method`, `jsonrpc` and `at` are read as they would be from a
-//! `Value` record. A member that is present keeps its presence even when it is `null`.
+//! envelope is built), so a number keeps its spelling. The message's members are
+//! [`Json`] values borrowed from the text (no `Value` map is built, no key allocated or
+//! hashed): the view and the rules read them as they read a `Value` record; `at` is
+//! built as a `Value`. A member that is present keeps its presence even when it is
+//! `null`.
 
 use std::borrow::Cow;
 
@@ -34,18 +35,18 @@ pub(crate) struct Line<'a> {
     /// `at` as written, when present.
     pub(crate) at: Option<Value>,
     /// `message`, when present: one JSON-RPC message (an object; never a batch).
-    pub(crate) message: Option<Message>,
+    pub(crate) message: Option<Message<'a>>,
 }
 
 /// The members of one JSON-RPC message object, each `Some` exactly when present.
 #[derive(Debug, Default)]
-pub(crate) struct Message {
-    pub(crate) jsonrpc: Option<Value>,
-    pub(crate) id: Option<Value>,
-    pub(crate) method: Option<Value>,
-    pub(crate) params: Option<Value>,
-    pub(crate) result: Option<Value>,
-    pub(crate) error: Option<Value>,
+pub(crate) struct Message<'a> {
+    pub(crate) jsonrpc: Option<Json<'a>>,
+    pub(crate) id: Option<Json<'a>>,
+    pub(crate) method: Option<Json<'a>>,
+    pub(crate) params: Option<Json<'a>>,
+    pub(crate) result: Option<Json<'a>>,
+    pub(crate) error: Option<Json<'a>>,
 }
 
 impl<'a> Line<'a> {
@@ -69,10 +70,10 @@ impl<'a> Line<'a> {
     }
 }
 
-impl Message {
+impl<'a> Message<'a> {
     /// The members of a JSON-RPC message object (never a batch), each kept once, each
-    /// value built as a `Value` straight from the text.
-    fn read(cursor: &mut Cursor<'_>) -> Option<Message> {
+    /// value borrowed from the text.
+    fn read(cursor: &mut Cursor<'a>) -> Option<Message<'a>> {
         let mut m = Message::default();
         cursor.object(|key, c| {
             let slot = match key.as_ref() {
@@ -84,7 +85,7 @@ impl Message {
                 "error" => &mut m.error,
                 _ => return None,
             };
-            once(slot, c.value::<Value>()?)
+            once(slot, c.value::<Json<'a>>()?)
         })?;
         Some(m)
     }
@@ -106,6 +107,7 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::borrowed::JsonRead;
 
     #[test]
     fn the_common_record_decodes_with_every_member_kept() {
@@ -114,8 +116,8 @@ mod tests {
         assert!(matches!(line.from, Some(Cow::Borrowed("agent"))));
         assert_eq!(line.at.unwrap().to_string(), "1.50"); // as written
         let m = line.message.unwrap();
-        assert_eq!(m.id, Some(Value::Null)); // present, though null
-        assert_eq!(m.params.unwrap().to_string(), r#"{"a":1}"#);
+        assert_eq!(m.id, Some(Json::Null)); // present, though null
+        assert_eq!(m.params.unwrap().to_value().to_string(), r#"{"a":1}"#);
         assert!(m.result.is_none() && m.error.is_none());
     }
 

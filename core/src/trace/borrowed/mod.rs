@@ -13,7 +13,10 @@
 //! spelling (`1E5` stays `1E5`; serde_json writes `1e+5`). The parser never recurses; a
 //! text it does not accept is read by the ordinary path, which reports it.
 
+mod object;
 mod parse;
+
+pub(crate) use object::Object;
 
 pub(crate) use parse::{Cursor, Skipped, parse_as};
 
@@ -31,7 +34,7 @@ pub(crate) enum Json<'a> {
     Str(Cow<'a, str>),
     Array(Vec<Json<'a>>),
     /// Members in the order read (a repeated key is kept twice; the last one is read).
-    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+    Object(Object<'a>),
 }
 
 /// How an adapter reads a record's JSON, whatever holds it.
@@ -125,57 +128,31 @@ impl JsonRead for Value {
 
 impl JsonRead for Json<'_> {
     fn get(&self, key: &str) -> Option<&Self> {
-        match self {
-            Json::Object(members) => members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
+        Json::get(self, key)
     }
     fn as_str(&self) -> Option<&str> {
-        match self {
-            Json::Str(s) => Some(s),
-            _ => None,
-        }
+        Json::as_str(self)
     }
     fn as_u64(&self) -> Option<u64> {
-        match self {
-            Json::Number(n) => n.parse().ok(),
-            _ => None,
-        }
+        Json::as_u64(self)
     }
     fn as_bool(&self) -> Option<bool> {
-        match self {
-            Json::Bool(b) => Some(*b),
-            _ => None,
-        }
+        Json::as_bool(self)
     }
     fn items(&self) -> Option<&[Self]> {
-        match self {
-            Json::Array(items) => Some(items),
-            _ => None,
-        }
+        self.as_array()
     }
     fn members(&self) -> Option<Vec<(&str, &Self)>> {
-        let Json::Object(members) = self else {
-            return None;
-        };
-        let mut out: Vec<(&str, &Self)> = Vec::with_capacity(members.len());
-        for (key, value) in members {
-            // A repeated key keeps its first place and its last value, as a `Value` map.
-            match out.iter_mut().find(|(k, _)| *k == key.as_ref()) {
-                Some(slot) => slot.1 = value,
-                None => out.push((key, value)),
-            }
-        }
-        Some(out)
+        Some(self.as_object()?.entries())
     }
     fn is_string(&self) -> bool {
-        matches!(self, Json::Str(_))
+        Json::is_string(self)
     }
     fn is_number(&self) -> bool {
         matches!(self, Json::Number(_))
     }
     fn is_object(&self) -> bool {
-        matches!(self, Json::Object(_))
+        Json::is_object(self)
     }
     fn to_value(&self) -> Value {
         match self {
@@ -184,20 +161,17 @@ impl JsonRead for Json<'_> {
             Json::Number(n) => Value::Number(number(n)),
             Json::Str(s) => Value::String(s.clone().into_owned()),
             Json::Array(items) => Value::Array(items.iter().map(JsonRead::to_value).collect()),
-            Json::Object(members) => {
-                let mut map = serde_json::Map::new();
-                for (key, value) in members {
-                    map.insert(key.clone().into_owned(), value.to_value());
-                }
-                Value::Object(map)
-            }
+            Json::Object(object) => Value::Object(object.to_map()),
         }
     }
     fn null() -> Self {
         Json::Null
     }
     fn same_as(&self, value: &Value) -> bool {
-        self.to_value() == *value
+        Json::same_as(self, value)
+    }
+    fn pointer(&self, pointer: &str) -> Option<&Self> {
+        Json::pointer(self, pointer)
     }
     fn json_text(&self) -> String {
         match self {
@@ -379,6 +353,25 @@ mod tests {
             }
         }
 
+        /// A `Json` borrowed from a `Value` reads as that `Value`, and a parsed `Json`
+        /// equals a `Value` exactly when their `Value`s are equal (`==`: numbers by their
+        /// text, objects in any order).
+        #[test]
+        fn a_json_and_a_value_compare_as_values_compare(a in json_text(), b in json_text()) {
+            let (json_a, value_a) = (parse(&a).unwrap(), parse_as::<Value>(&a).unwrap());
+            let value_b = parse_as::<Value>(&b).unwrap();
+            proptest::prop_assert!(json_a.same_as(&value_a));
+            proptest::prop_assert_eq!(json_a.same_as(&value_b), value_a == value_b);
+            let borrowed = Json::of_value(&value_a);
+            proptest::prop_assert_eq!(borrowed.to_value(), value_a.clone());
+            proptest::prop_assert!(borrowed.same_as(&value_a));
+            if let (Some(object), Some(map)) = (json_a.as_object(), value_a.as_object()) {
+                let keys: Vec<&str> = object.entries().iter().map(|(k, _)| *k).collect();
+                proptest::prop_assert!(keys.iter().copied().eq(map.keys().map(String::as_str)));
+                proptest::prop_assert!(object.same_as_map(map));
+            }
+        }
+
         /// Whatever the parser accepts, serde_json accepts and reads alike; whatever
         /// serde_json accepts, the parser accepts (it refuses only what the ordinary path
         /// must report).
@@ -396,9 +389,50 @@ mod tests {
     }
 
     #[test]
+    fn a_large_object_lists_a_repeated_key_once_at_its_first_place_with_its_last_value() {
+        let members: Vec<String> = (0..40).map(|i| format!("\"k{}\":{i}", i % 25)).collect();
+        let text = format!("{{{}}}", members.join(","));
+        let (json, value) = both(&text);
+        let object = json.as_object().unwrap();
+        let listed: Vec<String> = object
+            .entries()
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.json_text()))
+            .collect();
+        let expected: Vec<String> = value
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(listed.len(), 25);
+        assert_eq!(listed, expected);
+        assert_eq!(
+            object.get("k3").map(JsonRead::json_text).as_deref(),
+            Some("28")
+        );
+        assert!(object.same_as_map(value.as_object().unwrap()));
+    }
+
+    #[test]
+    fn a_deep_value_is_borrowed_without_recursion() {
+        let mut value = Value::from("leaf");
+        for i in 0..1000 {
+            value = if i % 2 == 0 {
+                Value::Array(vec![Value::Null, value])
+            } else {
+                serde_json::json!({ "k": value, "n": 1.50 })
+            };
+        }
+        let json = Json::of_value(&value);
+        assert!(json.same_as(&value));
+        assert_eq!(json.to_value(), value);
+    }
+
+    #[test]
     fn strings_and_keys_borrow_the_text_unless_escaped() {
         let json = parse(r#"{"plain":"text","esc\"aped":"a\tb"}"#).unwrap();
-        let Json::Object(members) = &json else {
+        let Json::Object(Object(members)) = &json else {
             panic!("an object");
         };
         assert!(matches!(

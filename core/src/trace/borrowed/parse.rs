@@ -73,7 +73,7 @@ impl<'a> Build<'a> for Json<'a> {
         members.push((key, value));
     }
     fn object(members: Self::Members) -> Self {
-        Json::Object(members)
+        Json::Object(super::Object(members))
     }
 }
 
