@@ -10,6 +10,7 @@
 pub mod formats;
 mod native;
 
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,7 @@ use crate::{input, native_source, walk};
 pub struct Settings {
     /// ACP: the Subagent Sessions RFD revision to check against (`--spec`).
     pub spec: Option<Revision>,
-    /// Keep each file's lines (the `human` report shows them as snippets).
+    /// Keep the lines the findings point at (the `human` report shows them as snippets).
     pub keep_lines: bool,
 }
 
@@ -37,8 +38,9 @@ pub struct FileReport {
     pub findings: Vec<Finding>,
     /// Why the file could not be checked (unreadable, untellable format).
     pub error: Option<String>,
-    /// The file's lines, for snippets in human output.
-    pub lines: Vec<String>,
+    /// The lines the findings point at, by line number (from 1), for the snippets of
+    /// the human report; only those, so a long trace is not held in memory.
+    pub lines: BTreeMap<usize, String>,
     /// `acp` traces: the RFD revision checked against and the one whose shapes the
     /// stream follows.
     pub revision: Option<(Revision, Shapes)>,
@@ -51,7 +53,7 @@ impl FileReport {
             format: None,
             findings: Vec::new(),
             error: Some(error),
-            lines: Vec::new(),
+            lines: BTreeMap::new(),
             revision: None,
         }
     }
@@ -110,32 +112,76 @@ pub fn check_path(path: &Path, settings: Settings) -> Vec<FileReport> {
     reports
 }
 
-/// Checks one input through the engine (ACP transcripts off); keeps its lines only
-/// when the report shows snippets.
+/// Checks one input through the engine (ACP transcripts off). When the report shows
+/// snippets, a file is read again for the lines its findings point at; standard input,
+/// which cannot be read twice, keeps its lines while it is checked.
 fn check_file(path: &Path, settings: Settings) -> Result<FileReport, String> {
-    check_lines(&path.display().to_string(), settings, |each| {
+    let keep_while = settings.keep_lines && input::is_stdin(path);
+    let name = path.display().to_string();
+    let mut report = check_lines(&name, settings, keep_while, |each| {
         input::each_line(path, each)
-    })
+    })?;
+    if settings.keep_lines && !keep_while {
+        report.lines = lines_at(&report.findings, |each| input::each_line(path, each));
+    }
+    Ok(report)
 }
 
 /// Checks a trace given as text, reported under `name`; blank text is an error, as an
 /// empty file is.
 pub fn check_text(name: &str, text: &str, settings: Settings) -> FileReport {
-    let checked = check_lines(name, settings, |each| {
+    let checked = check_lines(name, settings, false, |each| {
         input::each_line_in(text.as_bytes(), each)
     });
-    checked.unwrap_or_else(|error| FileReport::failed(Path::new(name), error))
+    match checked {
+        Ok(mut report) => {
+            if settings.keep_lines {
+                report.lines = lines_at(&report.findings, |each| {
+                    input::each_line_in(text.as_bytes(), each)
+                });
+            }
+            report
+        }
+        Err(error) => FileReport::failed(Path::new(name), error),
+    }
+}
+
+/// The lines `findings` point at, read again by `read` (a line that is not UTF-8 shown
+/// with its bad bytes replaced).
+fn lines_at(
+    findings: &[Finding],
+    read: impl FnOnce(&mut dyn FnMut(&[u8]) -> ControlFlow<()>) -> Result<Option<()>, String>,
+) -> BTreeMap<usize, String> {
+    let wanted: std::collections::BTreeSet<usize> = findings.iter().map(|f| f.line).collect();
+    let Some(&last) = wanted.last() else {
+        return BTreeMap::new();
+    };
+    let mut lines = BTreeMap::new();
+    let mut number = 0;
+    // A file that cannot be read again shows its findings without snippets.
+    let _ = read(&mut |line| {
+        number += 1;
+        if wanted.contains(&number) {
+            lines.insert(number, String::from_utf8_lossy(line).into_owned());
+        }
+        if number < last {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
+        }
+    });
+    lines
 }
 
 /// Checks the lines `read` hands over, one by one, through the engine.
 fn check_lines(
     name: &str,
     settings: Settings,
+    keep_lines: bool,
     read: impl FnOnce(
         &mut dyn FnMut(&[u8]) -> ControlFlow<lineage_core::engine::EngineError>,
     ) -> Result<Option<lineage_core::engine::EngineError>, String>,
 ) -> Result<FileReport, String> {
-    let keep_lines = settings.keep_lines;
     let mut engine = Engine::new(Options {
         transcripts: false,
         view_changes: false,
@@ -145,11 +191,7 @@ fn check_lines(
     let mut lines = Vec::new();
     let failed = read(&mut |line| {
         if keep_lines {
-            // Valid UTF-8 (the common case) is checked by the fast validator.
-            lines.push(match std::str::from_utf8(line) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(line).into_owned(),
-            });
+            lines.push(String::from_utf8_lossy(line).into_owned());
         }
         match engine.push_bytes(line) {
             Ok(_) => ControlFlow::Continue(()),
@@ -161,14 +203,22 @@ fn check_lines(
     }
     let mut replay = engine.finish().map_err(|e| e.to_string())?;
     let revision = replay.view().map(|v| (v.spec(), v.shapes()));
-    let report = FileReport {
+    let mut report = FileReport {
         path: name.to_owned(),
         format: Some(replay.format),
         findings: std::mem::take(&mut replay.findings),
         error: None,
-        lines,
+        lines: BTreeMap::new(),
         revision,
     };
+    if keep_lines {
+        let wanted: std::collections::BTreeSet<usize> =
+            report.findings.iter().map(|f| f.line).collect();
+        report.lines = (1..)
+            .zip(lines)
+            .filter(|(n, _)| wanted.contains(n))
+            .collect();
+    }
     discard(replay);
     Ok(report)
 }

@@ -168,6 +168,42 @@ fn human_output_is_rustc_style_and_points_at_file_and_line() {
     );
 }
 
+/// The human report shows the line each finding points at, whether the trace is a file
+/// (read again for those lines only) or standard input (kept while it is checked).
+#[test]
+fn snippets_show_the_lines_findings_point_at_from_a_file_and_from_standard_input() {
+    let path = corpus("rules/child-mutation.fail.jsonl");
+    let body = std::fs::read(&path).unwrap();
+    let from_file = stdout(&lineage(&["check", "--color", "never", &path]));
+    let from_stdin = stdout(&common::lineage_with_stdin(
+        &["check", "--color", "never", "-"],
+        &body,
+    ));
+    let prompt = r#""method":"session/prompt","params":{"sessionId":"A""#;
+    assert!(from_file.contains(prompt), "{from_file}");
+    assert_eq!(from_file.replace(&path, "-"), from_stdin);
+    // A finding on the last line of a longer trace: the file is read up to it.
+    let mut long = String::from_utf8(body).unwrap();
+    long.push_str(&"\n".repeat(500));
+    long.push_str(r#"{"from":"client","message":{"jsonrpc":"2.0","id":99,"method":"session/steer","params":{"sessionId":"A","late":1}}}"#);
+    long.push('\n');
+    let lines = long.lines().count();
+    let path = write_trace("late-finding.jsonl", &long);
+    let text = stdout(&lineage(&[
+        "check",
+        "--color",
+        "never",
+        &path.display().to_string(),
+    ]));
+    assert!(
+        text.contains(&format!(
+            r#"{lines} | {{"from":"client","message":{{"jsonrpc":"2.0","id":99,"#
+        )),
+        "{text}"
+    );
+    assert!(text.contains(r#""late":1"#), "{text}");
+}
+
 #[test]
 fn junit_sarif_and_github_formats() {
     let path = corpus("rules/permission-not-cancelled.fail.jsonl");

@@ -2,6 +2,7 @@
 //! `lineage.FileReport` (one file's report, picklable so a Dask worker can send it back)
 //! and `lineage.report` (the `lineage check` report of any list of file reports).
 
+use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,7 +31,7 @@ struct State {
     format: Option<String>,
     findings: Vec<Finding>,
     error: Option<String>,
-    lines: Vec<String>,
+    lines: BTreeMap<usize, String>,
     revision: Option<(String, String)>,
 }
 

@@ -43,7 +43,7 @@ pub fn human(reports: &[FileReport], color: bool) -> String {
             };
             let source = report
                 .lines
-                .get(f.line.saturating_sub(1))
+                .get(&f.line)
                 .map(|l| shorten(&escape_controls(l.trim_end(), &[])))
                 .unwrap_or_default();
             let help = format!("see `lineage rules {}`", f.rule);

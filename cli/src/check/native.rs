@@ -3,6 +3,8 @@
 //! reads it), each of its session trees replayed, each finding reported under the file
 //! that holds its line.
 
+use std::collections::BTreeMap;
+
 use lineage_core::finding::{Code, Finding, Revision, Shapes};
 use lineage_core::native::{self, Located, Source};
 use lineage_core::trace::Format;
@@ -57,16 +59,17 @@ impl Replayed {
             .map(|l| l.finding.clone())
             .collect();
         findings.sort_by_key(|f| f.line);
+        let lines = if keep_lines {
+            lines_at(path, &findings)
+        } else {
+            BTreeMap::new()
+        };
         FileReport {
             path: path.to_owned(),
             format: self.formats.get(index).copied().flatten(),
             findings,
             error: None,
-            lines: if keep_lines {
-                lines_of(path)
-            } else {
-                Vec::new()
-            },
+            lines,
             revision: self.revisions.get(index).copied().flatten(),
         }
     }
@@ -116,14 +119,16 @@ fn replay_trees(source: &Source, here: &[usize], settings: Settings) -> Replayed
     out
 }
 
-/// A file's lines for snippets (read again: the source keeps its own copy).
-fn lines_of(path: &str) -> Vec<String> {
-    std::fs::read(path)
-        .map(|b| {
-            String::from_utf8_lossy(&b)
-                .lines()
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
+/// The lines of a file its findings point at, for snippets (read again: the source
+/// keeps its own copy).
+fn lines_at(path: &str, findings: &[Finding]) -> BTreeMap<usize, String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return BTreeMap::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    findings
+        .iter()
+        .filter_map(|f| Some((f.line, (*lines.get(f.line.checked_sub(1)?)?).to_owned())))
+        .collect()
 }
