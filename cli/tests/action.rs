@@ -10,6 +10,8 @@
     clippy::panic
 )]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -272,9 +274,7 @@ fn make_executable(_path: &Path) {}
 /// A fresh repository under the temp directory holding `traces` (corpus paths, kept under
 /// `traces/` by file name).
 fn workspace(name: &str, traces: &[&str]) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("lineage-action-tests-{}", std::process::id()))
-        .join(name);
+    let dir = common::scratch("action-tests").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(dir.with_extension("runner"));
     std::fs::create_dir_all(dir.join("traces")).unwrap();

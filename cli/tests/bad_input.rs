@@ -7,8 +7,7 @@ use common::{lineage, lineage_with_stdin};
 use std::path::PathBuf;
 
 fn write(name: &str, body: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-bad-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("bad-input");
     let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
     path

@@ -174,9 +174,7 @@ fn a_fifo_written_record_by_record_is_streamed_live_and_equals_the_file_run() {
     let path = traces("real/codex/01-one-child.jsonl");
     let (expected, _) = stream(&path.display().to_string());
     let text = std::fs::read_to_string(&path).unwrap();
-    let dir = std::env::temp_dir().join(format!("lineage-changes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("changes-fifo");
     let fifo = dir.join("live.fifo");
     assert!(
         Command::new("mkfifo")

@@ -18,8 +18,7 @@ fn corpus(rel: &str) -> String {
 }
 
 fn write_trace(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-check-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("check-tests");
     let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
     path

@@ -463,8 +463,7 @@ fn sigint_ends_lineage_and_a_shell_reports_130() {
 #[test]
 #[cfg(target_os = "linux")]
 fn record_exits_128_plus_the_signal_that_ended_the_program() {
-    let dir = std::env::temp_dir().join(format!("lineage-conventions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("conventions");
     let trace = dir.join("sigint.jsonl");
     let mut child = Command::new("env")
         .args([

@@ -28,10 +28,7 @@ fn json(out: &std::process::Output) -> Value {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lineage-native-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("native-{name}"))
 }
 
 #[test]

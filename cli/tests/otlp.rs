@@ -201,8 +201,7 @@ fn record_sends_each_turn_s_spans_as_it_settles_and_the_rest_at_the_end() {
         env!("CARGO_MANIFEST_DIR"),
         "/../traces/real-native/claude-code/04-nested-child"
     );
-    let dir = std::env::temp_dir().join(format!("lineage-otlp-record-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("otlp-record");
     let trace = dir.join("trace.jsonl");
     let (address, received) = collector(&[200; 20]);
     let out = common::lineage_with_stdin(

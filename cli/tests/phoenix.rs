@@ -64,8 +64,7 @@ fn free_port() -> u16 {
 }
 
 fn start(executable: &str) -> Phoenix {
-    let dir = std::env::temp_dir().join(format!("lineage-phoenix-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("phoenix");
     let port = free_port();
     let log = std::fs::File::create(dir.join("phoenix.log")).unwrap();
     let child = Command::new(executable)

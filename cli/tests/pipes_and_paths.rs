@@ -18,11 +18,7 @@ use serde_json::Value;
 
 /// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("lineage-pipes-tests-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("pipes-tests-{name}"))
 }
 
 fn corpus(rel: &str) -> String {

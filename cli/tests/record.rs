@@ -15,9 +15,7 @@ mod common;
 use common::lineage_with_stdin;
 
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lineage-record-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("record-tests")
 }
 
 /// A fake ACP agent: answers each request with a result naming a session, then exits 3.

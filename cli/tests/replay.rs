@@ -6,8 +6,7 @@ use common::lineage;
 use std::path::PathBuf;
 
 fn write_trace(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-cli-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("replay-tests");
     let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
     path

@@ -48,9 +48,7 @@ fn traces(rel: &str) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-sarif-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("sarif-tests").join(name)
 }
 
 #[test]

@@ -22,8 +22,7 @@ const HOSTILE: &str = concat!(
 );
 
 fn hostile_trace() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-terminal-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("terminal-tests");
     // A control character in the file name too.
     let path = dir.join("hostile\u{1b}[1m.jsonl");
     std::fs::write(&path, HOSTILE).unwrap();

@@ -14,6 +14,8 @@
     clippy::panic
 )]
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -285,8 +287,5 @@ fn a_claude_code_project_folder_gains_a_subagent_transcript_mid_run() {
 
 /// A fresh folder for one test.
 fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lineage-watch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("watch-{name}"))
 }

@@ -2,8 +2,27 @@
 // Each test crate uses the helpers it needs; the others are unused there.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeSet;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+/// A scratch folder of this test process under Cargo's `target/tmp` (never the system's
+/// temporary folder, which the tests would litter): `name` is emptied the first time the
+/// process asks for it, then kept for its other tests.
+pub fn scratch(name: &str) -> PathBuf {
+    static FRESH: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let mut fresh = FRESH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if fresh.insert(name.to_owned()) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 /// `lineage ARGS…`, its output collected.
 pub fn lineage(args: &[&str]) -> Output {
