@@ -128,16 +128,23 @@ pub fn native_files(data: &[u8]) {
 
 /// Reads arbitrary bytes as one JSON text with lineage's borrowed parser and with
 /// serde_json: whatever one accepts the other accepts, and reads to the same value up to
-/// an exponent's spelling (which only the borrowed parser keeps).
+/// an exponent's spelling (which only the borrowed parser keeps). The borrowed tree
+/// equals its `Value` (`same_as`), and a `Json` borrowed back from that `Value` does too.
 pub fn json_text(data: &[u8]) {
-    use crate::trace::borrowed::{self, JsonRead};
+    use crate::trace::borrowed::{self, Json, JsonRead};
     use serde_json::Value;
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let ours = borrowed::parse_as::<borrowed::Json<'_>>(text).map(|json| json.to_value());
+    let json = borrowed::parse_as::<Json<'_>>(text);
+    let ours = json.as_ref().map(JsonRead::to_value);
     if borrowed::parse_as::<Value>(text) != ours {
         panic!("built as a Value differently from the borrowed tree: {text:?}");
+    }
+    if let (Some(json), Some(value)) = (&json, &ours)
+        && !(json.same_as(value) && Json::of_value(value).same_as(value))
+    {
+        panic!("a Json and its Value compare unequal: {text:?}");
     }
     if borrowed::parse_as::<borrowed::Skipped>(text).is_some() != ours.is_some() {
         panic!("checked without building, accepted differently: {text:?}");
