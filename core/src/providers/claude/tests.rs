@@ -1175,3 +1175,66 @@ fn an_interrupt_answered_with_an_error_confirms_no_child() {
     ]);
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
 }
+
+/// A `task_started` of a subagent whose launching tool use this trace never showed.
+fn unseen_launch_started(task: &str, tool_use: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_started", "task_id": task, "tool_use_id": tool_use, "task_type": "local_agent", "is_backgrounded": true, "description": "Survey the repo", "session_id": R}),
+    )
+}
+
+/// *Claude Code SDK Mapping*: delegated state is recreated "only when the message carries
+/// explicit subagent identity": a `local_agent` task with its `tool_use_id` is that child,
+/// under the root turn, reachable by its task id (a `stop_task` of it cancels it).
+#[test]
+fn a_subagent_task_whose_launch_was_not_seen_is_recreated_from_its_tool_use_id() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        text("working"),
+        unseen_launch_started("ta", "toolu_a"),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+        text("stopped it"),
+        result("success"),
+    ]);
+    let child = r.snapshot().and_then(|s| s.session(&"toolu_a".into()));
+    let parent = child
+        .and_then(|s| s.relation.as_ref())
+        .map(|rel| rel.parent_turn.to_string());
+    assert_eq!(parent, Some(format!("{R}#1")));
+    assert_eq!(
+        child.and_then(|s| s.title.as_deref()),
+        Some("Survey the repo")
+    );
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Seed: "Later guidance may create more turns inside that same child session": only a
+/// start under another tool use (`SendMessage`) is such guidance. The same task's start
+/// repeated under its own launch after the child finished is no new delegation.
+#[test]
+fn a_repeated_task_started_under_the_launch_does_not_reopen_the_finished_child() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notification("ta", "toolu_a", "completed"),
+        task("local_agent", "ta", "toolu_a", true),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    let turns = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .map(|s| s.turns.len());
+    assert_eq!(turns, Some(1));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+}
