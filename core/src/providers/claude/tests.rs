@@ -969,22 +969,34 @@ fn without_a_synthetic_turn(lines: &[String]) -> Replay {
     replay(lines)
 }
 
-/// The provider turns the adapter opened for the root while it read `lines`: their ids.
-fn provider_turns_started(lines: &[String]) -> Vec<String> {
+/// The canonical events the adapter normalized `lines` to, each with the index in
+/// `lines` of the record it came from.
+fn normalized_events(lines: &[String]) -> Vec<(usize, crate::tree::Event)> {
     let mut e = Engine::new(Options {
         format: Some(Format::ClaudeSdk),
         record_events: true,
         ..Options::default()
     });
-    let mut started = Vec::new();
-    for line in lines {
+    let mut events = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
         for (event, _) in e.push_line(line).unwrap().events {
-            if let crate::tree::Event::RootProviderTurnStarted { provider_turn, .. } = event {
-                started.push(provider_turn.unwrap_or_default());
-            }
+            events.push((at, event));
         }
     }
-    started
+    events
+}
+
+/// The provider turns the adapter opened for the root while it read `lines`: their ids.
+fn provider_turns_started(lines: &[String]) -> Vec<String> {
+    normalized_events(lines)
+        .into_iter()
+        .filter_map(|(_, event)| match event {
+            crate::tree::Event::RootProviderTurnStarted { provider_turn, .. } => {
+                Some(provider_turn.unwrap_or_default())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -1237,4 +1249,45 @@ fn a_repeated_task_started_under_the_launch_does_not_reopen_the_finished_child()
         .map(|s| s.turns.len());
     assert_eq!(turns, Some(1));
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+}
+
+/// *Cancellation*: "The adapter returns the exact subset of supplied targets whose native
+/// cancel operation was acknowledged." A child target that completed on its own before
+/// the interrupt was answered is no longer waiting for its stop: the answer acknowledges
+/// the children still running, not that one (its outcome stays its own).
+#[test]
+fn cancellation_an_interrupts_answer_acknowledges_no_child_that_already_ended() {
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        launch("toolu_b", false),
+        task("local_agent", "tb", "toolu_b", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        notification("ta", "toolu_a", "completed"),
+        answered("h1", json!({"still_queued": []})),
+        killed("tb"),
+        notification("tb", "toolu_b", "stopped"),
+        result("error_during_execution"),
+    ];
+    let answer = lines
+        .iter()
+        .position(|l| l.contains("still_queued"))
+        .unwrap();
+    let acknowledged: Vec<String> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::CancelAcknowledged { session } if at == answer => {
+                Some(session.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acknowledged, ["toolu_b"]);
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), Vec::<Code>::new());
 }
