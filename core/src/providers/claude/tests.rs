@@ -629,15 +629,23 @@ fn claude_aliases_the_agent_id_of_the_launch_result_scopes_a_permission() {
     }
 }
 
+/// A task notification the CLI hands to the agent that launched the task (`parent`: a
+/// child's tool use, or `None` for the root) as a user message string.
+fn notice_to(parent: Option<&str>, task: &str, tool_use: &str, status: &str) -> String {
+    let text = format!(
+        "<task-notification>\n<task-id>{task}</task-id>\n<tool-use-id>{tool_use}</tool-use-id>\n<status>{status}</status>\n<summary>Agent \"{task}\" {status}</summary>\n</task-notification>"
+    );
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": parent, "session_id": R, "uuid": "n1"}),
+    )
+}
+
 #[test]
 fn claude_aliases_a_task_notification_in_a_user_message_settles_the_grandchild() {
     // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
     // or SDK completion hooks." The CLI hands a background grandchild's notification to
     // its parent agent as a user message string.
-    let notice = cli(
-        json!({"type": "user", "message": {"role": "user", "content": "<task-notification>\n<task-id>tg</task-id>\n<tool-use-id>toolu_g</tool-use-id>\n<status>completed</status>\n<summary>Agent \"g\" completed</summary>\n</task-notification>"},
-        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "n1"}),
-    );
+    let notice = notice_to(Some("toolu_a"), "tg", "toolu_g", "completed");
     let nested_launched = cli(
         json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_g", "content": "Async agent launched successfully."}]},
         "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "l1", "tool_use_result": {"status": "async_launched", "agentId": "tg"}}),
@@ -1290,4 +1298,53 @@ fn cancellation_an_interrupts_answer_acknowledges_no_child_that_already_ended() 
     assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Canceled));
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
     assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// A grandchild's notification handed to its parent child is answered by that child, not
+/// by the root's model: root output after the root turn settled is no follow-up of it and
+/// is reported as late root output (never mistaken for a continuation).
+#[test]
+fn a_task_notification_handed_to_a_child_asks_no_follow_up_of_the_root() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": true}}]),
+        ),
+        task("local_agent", "tg", "toolu_g", true),
+        notice_to(Some("toolu_a"), "tg", "toolu_g", "completed"),
+        notification("ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        text("and one more thing"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::LateRootOutput]);
+}
+
+/// A notification of a task the root launched, handed to the root as a user message, is
+/// answered by the CLI's own model turn like a `task_notification` record: when the root
+/// turn settled before that turn spoke, what it says is reported as a late continuation.
+#[test]
+fn a_task_notification_handed_to_the_root_is_followed_up() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notice_to(None, "ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        init(),
+        text("The background subagent finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::LateContinuation]);
 }
