@@ -1348,3 +1348,58 @@ fn a_task_notification_handed_to_the_root_is_followed_up() {
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), [Code::LateContinuation]);
 }
+
+/// *Cancellation*: "The adapter returns the exact subset of supplied targets whose native
+/// cancel operation was acknowledged", and "Sending cancel is not a terminal fact": a
+/// `stopped` report while a `stop_task` is in flight is normalized to that
+/// acknowledgement, not to a child terminal. The child stays settling until the stop's
+/// answer completes the operation, which settles it canceled.
+#[test]
+fn cancellation_a_stop_report_during_a_stop_task_is_its_acknowledgement() {
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+    ];
+    let of_the_child: Vec<(usize, &str)> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::CancelAcknowledged { session } if session.as_str() == "toolu_a" => {
+                Some((at, "acknowledged"))
+            }
+            crate::tree::Event::ChildTurnCompleted { session, .. }
+                if session.as_str() == "toolu_a" =>
+            {
+                Some((at, "completed"))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(of_the_child, [(5, "acknowledged"), (6, "acknowledged")]);
+    let mut e = Engine::new(Options {
+        format: Some(Format::ClaudeSdk),
+        ..Options::default()
+    });
+    let child: TurnId = "toolu_a#1".parse().unwrap();
+    let (answer, before) = lines.split_last().unwrap();
+    for line in before {
+        e.push_line(line).unwrap();
+    }
+    let turn = e.snapshot().turn(&child).cloned().unwrap();
+    assert_eq!(turn.phase, crate::tree::Phase::Settling);
+    assert!(
+        turn.cancel.as_ref().is_some_and(|m| m.acknowledged),
+        "{turn:?}"
+    );
+    e.push_line(answer).unwrap();
+    assert_eq!(
+        e.snapshot().turn(&child).and_then(|t| t.outcome),
+        Some(Outcome::Canceled)
+    );
+    assert_eq!(codes(&e.finish().unwrap()), Vec::<Code>::new());
+}
