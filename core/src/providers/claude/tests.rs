@@ -1403,3 +1403,27 @@ fn cancellation_a_stop_report_during_a_stop_task_is_its_acknowledgement() {
     );
     assert_eq!(codes(&e.finish().unwrap()), Vec::<Code>::new());
 }
+
+/// *Claude Code SDK Mapping*: "After targeted cancellation, however, late stopped,
+/// tool_failed, or equivalent events for a closed child are cancellation fallout and
+/// cannot emit a second child terminal": a stop reported after an unconfirmed interrupt
+/// closed the child (interrupted) is dropped, and said so.
+#[test]
+fn cancellation_a_stop_after_an_unconfirmed_interrupt_closed_the_child_is_fallout() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        cli(
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "h1", "error": "not running"}}),
+        ),
+        killed("ta"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
+    assert_eq!(
+        messages(&r, Code::CancelFallout),
+        ["stop of `toolu_a` after its cancel closed it is cancellation fallout; dropped"]
+    );
+}
