@@ -1427,3 +1427,28 @@ fn cancellation_a_stop_after_an_unconfirmed_interrupt_closed_the_child_is_fallou
         ["stop of `toolu_a` after its cancel closed it is cancellation fallout; dropped"]
     );
 }
+
+/// *Claude Code SDK Mapping*: late events for a closed child "cannot emit a second child
+/// terminal or reclassify canceled as failed": a `failed` report after the interrupt
+/// settled the child canceled is dropped as cancellation fallout.
+#[test]
+fn cancellation_a_failure_reported_after_the_interrupt_closed_the_child_is_fallout() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        answered("h1", json!({"still_queued": []})),
+        result("error_during_execution"),
+        notification("ta", "toolu_a", "failed"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(
+        messages(&r, Code::CancelFallout),
+        [
+            "terminal `failed` for `toolu_a` after its cancel closed it is cancellation fallout; dropped"
+        ]
+    );
+    assert_eq!(codes(&r), [Code::CancelFallout]);
+}
