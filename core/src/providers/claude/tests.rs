@@ -629,15 +629,23 @@ fn claude_aliases_the_agent_id_of_the_launch_result_scopes_a_permission() {
     }
 }
 
+/// A task notification the CLI hands to the agent that launched the task (`parent`: a
+/// child's tool use, or `None` for the root) as a user message string.
+fn notice_to(parent: Option<&str>, task: &str, tool_use: &str, status: &str) -> String {
+    let text = format!(
+        "<task-notification>\n<task-id>{task}</task-id>\n<tool-use-id>{tool_use}</tool-use-id>\n<status>{status}</status>\n<summary>Agent \"{task}\" {status}</summary>\n</task-notification>"
+    );
+    cli(
+        json!({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": parent, "session_id": R, "uuid": "n1"}),
+    )
+}
+
 #[test]
 fn claude_aliases_a_task_notification_in_a_user_message_settles_the_grandchild() {
     // *Claude Code SDK Mapping*: "Completion comes from child result, task notification,
     // or SDK completion hooks." The CLI hands a background grandchild's notification to
     // its parent agent as a user message string.
-    let notice = cli(
-        json!({"type": "user", "message": {"role": "user", "content": "<task-notification>\n<task-id>tg</task-id>\n<tool-use-id>toolu_g</tool-use-id>\n<status>completed</status>\n<summary>Agent \"g\" completed</summary>\n</task-notification>"},
-        "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "n1"}),
-    );
+    let notice = notice_to(Some("toolu_a"), "tg", "toolu_g", "completed");
     let nested_launched = cli(
         json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_g", "content": "Async agent launched successfully."}]},
         "parent_tool_use_id": "toolu_a", "session_id": R, "uuid": "l1", "tool_use_result": {"status": "async_launched", "agentId": "tg"}}),
@@ -969,22 +977,34 @@ fn without_a_synthetic_turn(lines: &[String]) -> Replay {
     replay(lines)
 }
 
-/// The provider turns the adapter opened for the root while it read `lines`: their ids.
-fn provider_turns_started(lines: &[String]) -> Vec<String> {
+/// The canonical events the adapter normalized `lines` to, each with the index in
+/// `lines` of the record it came from.
+fn normalized_events(lines: &[String]) -> Vec<(usize, crate::tree::Event)> {
     let mut e = Engine::new(Options {
         format: Some(Format::ClaudeSdk),
         record_events: true,
         ..Options::default()
     });
-    let mut started = Vec::new();
-    for line in lines {
+    let mut events = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
         for (event, _) in e.push_line(line).unwrap().events {
-            if let crate::tree::Event::RootProviderTurnStarted { provider_turn, .. } = event {
-                started.push(provider_turn.unwrap_or_default());
-            }
+            events.push((at, event));
         }
     }
-    started
+    events
+}
+
+/// The provider turns the adapter opened for the root while it read `lines`: their ids.
+fn provider_turns_started(lines: &[String]) -> Vec<String> {
+    normalized_events(lines)
+        .into_iter()
+        .filter_map(|(_, event)| match event {
+            crate::tree::Event::RootProviderTurnStarted { provider_turn, .. } => {
+                Some(provider_turn.unwrap_or_default())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -1174,4 +1194,261 @@ fn an_interrupt_answered_with_an_error_confirms_no_child() {
         ),
     ]);
     assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
+}
+
+/// A `task_started` of a subagent whose launching tool use this trace never showed.
+fn unseen_launch_started(task: &str, tool_use: &str) -> String {
+    cli(
+        json!({"type": "system", "subtype": "task_started", "task_id": task, "tool_use_id": tool_use, "task_type": "local_agent", "is_backgrounded": true, "description": "Survey the repo", "session_id": R}),
+    )
+}
+
+/// *Claude Code SDK Mapping*: delegated state is recreated "only when the message carries
+/// explicit subagent identity": a `local_agent` task with its `tool_use_id` is that child,
+/// under the root turn, reachable by its task id (a `stop_task` of it cancels it).
+#[test]
+fn a_subagent_task_whose_launch_was_not_seen_is_recreated_from_its_tool_use_id() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        text("working"),
+        unseen_launch_started("ta", "toolu_a"),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+        text("stopped it"),
+        result("success"),
+    ]);
+    let child = r.snapshot().and_then(|s| s.session(&"toolu_a".into()));
+    let parent = child
+        .and_then(|s| s.relation.as_ref())
+        .map(|rel| rel.parent_turn.to_string());
+    assert_eq!(parent, Some(format!("{R}#1")));
+    assert_eq!(
+        child.and_then(|s| s.title.as_deref()),
+        Some("Survey the repo")
+    );
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Seed: "Later guidance may create more turns inside that same child session": only a
+/// start under another tool use (`SendMessage`) is such guidance. The same task's start
+/// repeated under its own launch after the child finished is no new delegation.
+#[test]
+fn a_repeated_task_started_under_the_launch_does_not_reopen_the_finished_child() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notification("ta", "toolu_a", "completed"),
+        task("local_agent", "ta", "toolu_a", true),
+        text("done"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    let turns = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .map(|s| s.turns.len());
+    assert_eq!(turns, Some(1));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+}
+
+/// *Cancellation*: "The adapter returns the exact subset of supplied targets whose native
+/// cancel operation was acknowledged." A child target that completed on its own before
+/// the interrupt was answered is no longer waiting for its stop: the answer acknowledges
+/// the children still running, not that one (its outcome stays its own).
+#[test]
+fn cancellation_an_interrupts_answer_acknowledges_no_child_that_already_ended() {
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        launch("toolu_b", false),
+        task("local_agent", "tb", "toolu_b", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        notification("ta", "toolu_a", "completed"),
+        answered("h1", json!({"still_queued": []})),
+        killed("tb"),
+        notification("tb", "toolu_b", "stopped"),
+        result("error_during_execution"),
+    ];
+    let answer = lines
+        .iter()
+        .position(|l| l.contains("still_queued"))
+        .unwrap();
+    let acknowledged: Vec<String> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::CancelAcknowledged { session } if at == answer => {
+                Some(session.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acknowledged, ["toolu_b"]);
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Canceled));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Canceled));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// A grandchild's notification handed to its parent child is answered by that child, not
+/// by the root's model: root output after the root turn settled is no follow-up of it and
+/// is reported as late root output (never mistaken for a continuation).
+#[test]
+fn a_task_notification_handed_to_a_child_asks_no_follow_up_of_the_root() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        assistant(
+            Some("toolu_a"),
+            json!([{"type": "tool_use", "id": "toolu_g", "name": "Agent", "input": {"description": "g", "prompt": "p", "run_in_background": true}}]),
+        ),
+        task("local_agent", "tg", "toolu_g", true),
+        notice_to(Some("toolu_a"), "tg", "toolu_g", "completed"),
+        notification("ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        text("and one more thing"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_g#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::LateRootOutput]);
+}
+
+/// A notification of a task the root launched, handed to the root as a user message, is
+/// answered by the CLI's own model turn like a `task_notification` record: when the root
+/// turn settled before that turn spoke, what it says is reported as a late continuation.
+#[test]
+fn a_task_notification_handed_to_the_root_is_followed_up() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        notice_to(None, "ta", "toolu_a", "completed"),
+        text("done"),
+        result("success"),
+        init(),
+        text("The background subagent finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::LateContinuation]);
+}
+
+/// *Cancellation*: "The adapter returns the exact subset of supplied targets whose native
+/// cancel operation was acknowledged", and "Sending cancel is not a terminal fact": a
+/// `stopped` report while a `stop_task` is in flight is normalized to that
+/// acknowledgement, not to a child terminal. The child stays settling until the stop's
+/// answer completes the operation, which settles it canceled.
+#[test]
+fn cancellation_a_stop_report_during_a_stop_task_is_its_acknowledgement() {
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "stop_task", "task_id": "ta"})),
+        killed("ta"),
+        notification("ta", "toolu_a", "stopped"),
+        answered("h1", json!({})),
+    ];
+    let of_the_child: Vec<(usize, &str)> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::CancelAcknowledged { session } if session.as_str() == "toolu_a" => {
+                Some((at, "acknowledged"))
+            }
+            crate::tree::Event::ChildTurnCompleted { session, .. }
+                if session.as_str() == "toolu_a" =>
+            {
+                Some((at, "completed"))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(of_the_child, [(5, "acknowledged"), (6, "acknowledged")]);
+    let mut e = Engine::new(Options {
+        format: Some(Format::ClaudeSdk),
+        ..Options::default()
+    });
+    let child: TurnId = "toolu_a#1".parse().unwrap();
+    let (answer, before) = lines.split_last().unwrap();
+    for line in before {
+        e.push_line(line).unwrap();
+    }
+    let turn = e.snapshot().turn(&child).cloned().unwrap();
+    assert_eq!(turn.phase, crate::tree::Phase::Settling);
+    assert!(
+        turn.cancel.as_ref().is_some_and(|m| m.acknowledged),
+        "{turn:?}"
+    );
+    e.push_line(answer).unwrap();
+    assert_eq!(
+        e.snapshot().turn(&child).and_then(|t| t.outcome),
+        Some(Outcome::Canceled)
+    );
+    assert_eq!(codes(&e.finish().unwrap()), Vec::<Code>::new());
+}
+
+/// *Claude Code SDK Mapping*: "After targeted cancellation, however, late stopped,
+/// tool_failed, or equivalent events for a closed child are cancellation fallout and
+/// cannot emit a second child terminal": a stop reported after an unconfirmed interrupt
+/// closed the child (interrupted) is dropped, and said so.
+#[test]
+fn cancellation_a_stop_after_an_unconfirmed_interrupt_closed_the_child_is_fallout() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        cli(
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "h1", "error": "not running"}}),
+        ),
+        killed("ta"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Interrupted));
+    assert_eq!(
+        messages(&r, Code::CancelFallout),
+        ["stop of `toolu_a` after its cancel closed it is cancellation fallout; dropped"]
+    );
+}
+
+/// *Claude Code SDK Mapping*: late events for a closed child "cannot emit a second child
+/// terminal or reclassify canceled as failed": a `failed` report after the interrupt
+/// settled the child canceled is dropped as cancellation fallout.
+#[test]
+fn cancellation_a_failure_reported_after_the_interrupt_closed_the_child_is_fallout() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        control("h1", json!({"subtype": "interrupt"})),
+        answered("h1", json!({"still_queued": []})),
+        result("error_during_execution"),
+        notification("ta", "toolu_a", "failed"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled));
+    assert_eq!(
+        messages(&r, Code::CancelFallout),
+        [
+            "terminal `failed` for `toolu_a` after its cancel closed it is cancellation fallout; dropped"
+        ]
+    );
+    assert_eq!(codes(&r), [Code::CancelFallout]);
 }
