@@ -18,6 +18,8 @@ mod batch_tests;
 #[cfg(test)]
 mod connection_tests;
 mod mirror;
+#[cfg(test)]
+mod mirror_tests;
 mod requests;
 #[cfg(test)]
 mod requests_tests;
