@@ -212,12 +212,10 @@ fn check_lines(
         revision,
     };
     if keep_lines {
-        let wanted: std::collections::BTreeSet<usize> =
-            report.findings.iter().map(|f| f.line).collect();
-        report.lines = (1..)
-            .zip(lines)
-            .filter(|(n, _)| wanted.contains(n))
-            .collect();
+        report.lines = lines_at(&report.findings, |each| {
+            let _ = lines.iter().try_for_each(|line| each(line.as_bytes()));
+            Ok(None)
+        });
     }
     discard(replay);
     Ok(report)

@@ -28,9 +28,10 @@ pub(super) struct Pool {
 impl Pool {
     /// `object` as a shared value: an equal one already handed out, or a copy.
     pub(super) fn object(&mut self, object: &Object<'_>) -> Arc<Value> {
+        let entries = object.entries();
         let found = self.recent.iter().find(|v| {
             v.as_object()
-                .is_some_and(|stored| object.same_as_map(stored))
+                .is_some_and(|stored| Object::entries_same_as_map(&entries, stored))
         });
         match found {
             Some(shared) => shared.clone(),

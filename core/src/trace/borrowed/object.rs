@@ -69,30 +69,22 @@ impl<'a> Object<'a> {
         map
     }
 
-    /// Is this the map `map`, with its members in the same order?
-    pub(crate) fn same_as_map(&self, map: &Map<String, Value>) -> bool {
-        let mut stack = Vec::new();
-        self.push_pairs(map, &mut stack) && all_same(stack)
-    }
-
-    /// Pushes the member pairs of `self` and `map` onto `stack`; `false` when the keys
-    /// (in order) differ.
-    fn push_pairs<'s>(
-        &'s self,
-        map: &'s Map<String, Value>,
-        stack: &mut Vec<(&'s Json<'a>, &'s Value)>,
+    /// Are an object's [`Object::entries`] the map `map`, with its members in the same
+    /// order? (The entries are listed once by a caller that compares them with several
+    /// maps.)
+    pub(crate) fn entries_same_as_map(
+        entries: &[(&str, &Json<'_>)],
+        map: &Map<String, Value>,
     ) -> bool {
-        let entries = self.entries();
-        if entries.len() != map.len() {
-            return false;
-        }
-        for ((key, json), (k, value)) in entries.into_iter().zip(map) {
-            if key != k {
-                return false;
-            }
-            stack.push((json, value));
-        }
-        true
+        entries.len() == map.len()
+            && entries.iter().zip(map).all(|((key, _), (k, _))| key == k)
+            && all_same(
+                entries
+                    .iter()
+                    .zip(map)
+                    .map(|(&(_, json), (_, value))| (json, value))
+                    .collect(),
+            )
     }
 }
 
