@@ -22,9 +22,19 @@ pub struct Output {
 }
 
 impl Output {
-    pub(crate) fn append(&mut self, mut other: Output) {
-        self.changes.append(&mut other.changes);
-        self.findings.append(&mut other.findings);
-        self.events.append(&mut other.events);
+    pub(crate) fn append(&mut self, other: Output) {
+        extend(&mut self.changes, other.changes);
+        extend(&mut self.findings, other.findings);
+        extend(&mut self.events, other.events);
+    }
+}
+
+/// Adds `more` after `to`'s items; when `to` is empty, `more` (its buffer with it) takes
+/// its place, so the layers an output passes through do not copy it each time.
+pub(crate) fn extend<T>(to: &mut Vec<T>, mut more: Vec<T>) {
+    if to.is_empty() {
+        *to = more;
+    } else {
+        to.append(&mut more);
     }
 }

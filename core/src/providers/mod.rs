@@ -318,7 +318,7 @@ impl<'a> Ctx<'a> {
         }
         let line = self.line;
         let emitted = Emitted::of(&applied);
-        self.out.changes.extend(applied.changes);
+        crate::output::extend(&mut self.out.changes, applied.changes);
         self.out
             .findings
             .extend(applied.diagnostics.iter().map(|d| d.at_line(line)));

@@ -432,6 +432,26 @@ mod tests {
         assert_eq!(json.to_value(), value);
     }
 
+    /// The plain text of a string is skipped eight bytes at a time: whatever byte ends it
+    /// (a quote, an escape, a control character), at whatever place among the eight, and
+    /// whatever comes before it (bytes just above the control range, UTF-8), the string
+    /// reads as serde_json reads it.
+    #[test]
+    fn a_string_ends_where_it_ends_at_every_place_of_a_word() {
+        let fillers = ["a", " ", "!", "\u{7f}", "é", "😀"];
+        let ends = ["\"", "\\n\"", "\\\"x\"", "\u{1f}\"", "\u{0}\""];
+        for filler in fillers {
+            for len in 0..20 {
+                for end in ends {
+                    let text = format!("[\"{}{end},\"{}\"]", filler.repeat(len), "z".repeat(len));
+                    let ours = parse_as::<Value>(&text);
+                    let theirs = serde_json::from_str::<Value>(&text).ok();
+                    assert_eq!(ours, theirs, "{text:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn strings_and_keys_borrow_the_text_unless_escaped() {
         let json = parse(r#"{"plain":"text","esc\"aped":"a\tb"}"#).unwrap();

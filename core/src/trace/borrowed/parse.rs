@@ -67,7 +67,9 @@ impl<'a> Build<'a> for Json<'a> {
         Json::Array(items)
     }
     fn members() -> Self::Members {
-        Vec::with_capacity(8)
+        // The objects of the providers' messages have up to about a dozen members: one
+        // allocation each (the tree lives only while its record is read).
+        Vec::with_capacity(16)
     }
     fn push_member(members: &mut Self::Members, key: Cow<'a, str>, value: Self) {
         members.push((key, value));
@@ -402,8 +404,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves past the plain text of a string: to its next quote, backslash or control
-    /// character. Eight bytes at a time while none of them is one (each test below is
-    /// exact about whether such a byte is among the eight), then byte by byte.
+    /// character. Eight bytes at a time: each test below flags the first such byte among
+    /// the eight exactly (a borrow can only flag a byte after it), so the lowest flag is
+    /// where the plain text ends. The last few bytes of the text go byte by byte.
     fn skip_plain(&mut self, bytes: &[u8]) {
         const ONES: u64 = u64::from_le_bytes([1; 8]);
         const HIGH: u64 = ONES << 7;
@@ -416,8 +419,11 @@ impl<'a> Parser<'a> {
             let quote = has_zero(v ^ (ONES * u64::from(b'"')));
             let backslash = has_zero(v ^ (ONES * u64::from(b'\\')));
             let control = v.wrapping_sub(ONES * 0x20) & !v;
-            if (quote | backslash | control) & HIGH != 0 {
-                break;
+            let flags = (quote | backslash | control) & HIGH;
+            if flags != 0 {
+                // Little-endian: the lowest flag is the first byte in the text.
+                self.at += (flags.trailing_zeros() / 8) as usize;
+                return;
             }
             self.at += 8;
         }
