@@ -5,6 +5,8 @@
 //! gives for the command's output. A `serde_json::Number` (kept as its text, with
 //! `arbitrary_precision`) becomes what `json.loads` makes of that text.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 use pyo3::IntoPyObjectExt;
@@ -15,6 +17,25 @@ use serde::ser::{self, Serialize};
 /// How serde_json serializes a `Number` under `arbitrary_precision`: a one-field struct
 /// of this name holding the number's text.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+thread_local! {
+    /// The Python strings of the names serde hands over as `&'static str` (field and
+    /// variant names), by address and length: each is made once per thread, not once per
+    /// value, and a dict hashes it once (a `str` keeps its hash).
+    static NAMES: RefCell<HashMap<(usize, usize), Py<PyString>>> = RefCell::new(HashMap::new());
+}
+
+/// The Python string of a name in the program's static text.
+fn name<'py>(py: Python<'py>, text: &'static str) -> Bound<'py, PyString> {
+    NAMES.with(|names| {
+        names
+            .borrow_mut()
+            .entry((text.as_ptr() as usize, text.len()))
+            .or_insert_with(|| PyString::intern(py, text).unbind())
+            .bind(py)
+            .clone()
+    })
+}
 
 /// The Python object of a serializable value.
 pub(crate) fn to_py<'py, T: Serialize + ?Sized>(
@@ -61,9 +82,9 @@ impl<'py> ToPy<'py> {
     }
 
     /// `{variant: value}`.
-    fn tagged(self, variant: &str, value: Bound<'py, PyAny>) -> Out<'py> {
+    fn tagged(self, variant: &'static str, value: Bound<'py, PyAny>) -> Out<'py> {
         let dict = PyDict::new(self.py);
-        dict.set_item(PyString::new(self.py, variant), value)?;
+        dict.set_item(name(self.py, variant), value)?;
         Ok(dict.into_any())
     }
 }
@@ -157,7 +178,7 @@ impl<'py> ser::Serializer for ToPy<'py> {
         self.serialize_unit()
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Out<'py> {
-        self.serialize_str(variant)
+        Ok(name(self.py, variant).into_any())
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -347,7 +368,7 @@ impl<'py> Struct<'py> {
             return Ok(());
         }
         self.dict
-            .set_item(PyString::new(self.to.py, key), value.serialize(self.to)?)?;
+            .set_item(name(self.to.py, key), value.serialize(self.to)?)?;
         Ok(())
     }
     fn done(self) -> Out<'py> {
