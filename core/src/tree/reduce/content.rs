@@ -180,14 +180,18 @@ pub(super) fn check_aliases_free(
         if let Some(existing) = tx.next.aliases.get(alias)
             && existing != session
         {
-            return Err(Diagnostic::AliasConflict {
-                alias: alias.clone(),
-                existing: existing.clone(),
-                session: session.clone(),
-            });
+            return Err(conflict(alias, existing, session));
         }
     }
     Ok(())
+}
+
+fn conflict(alias: &Alias, existing: &SessionId, session: &SessionId) -> Rejected {
+    Diagnostic::AliasConflict {
+        alias: alias.clone(),
+        existing: existing.clone(),
+        session: session.clone(),
+    }
 }
 
 /// Binds aliases to `session`; an alias never names two sessions.
@@ -196,11 +200,19 @@ pub(super) fn bind_aliases(
     session: &SessionId,
     aliases: &[Alias],
 ) -> Result<(), Rejected> {
-    check_aliases_free(tx, session, aliases)?;
+    // One lookup per alias: the check, and which ones are new (each once).
+    let mut fresh: Vec<&Alias> = Vec::with_capacity(aliases.len());
     for alias in aliases {
-        if tx.next.aliases.contains_key(alias) {
-            continue;
+        match tx.next.aliases.get(alias) {
+            Some(existing) if existing != session => {
+                return Err(conflict(alias, existing, session));
+            }
+            Some(_) => {}
+            None if fresh.contains(&alias) => {}
+            None => fresh.push(alias),
         }
+    }
+    for alias in fresh {
         tx.next.aliases.insert(alias.clone(), session.clone());
         tx.with_session(session, |s| s.aliases.push_back(alias.clone()));
         tx.change(Change::AliasBound {

@@ -367,6 +367,35 @@ fn creator_relation_is_immutable_reparent_rejected_same_edge_idempotent() {
     assert_eq!(a.turns.len(), 1, "a duplicate spawn opens no second turn");
 }
 
+/// An alias named twice by one spawn, or again by a later binding to the same child, is
+/// bound once: one entry in the child's aliases, one `AliasBound` change.
+#[test]
+fn an_alias_named_twice_binds_once() {
+    let mut spawn_a = spawn("A", "R");
+    if let Event::ChildSpawned { aliases, .. } = &mut spawn_a {
+        aliases.push(Alias::new("task", "t1"));
+        aliases.push(Alias::new("task", "t1"));
+    }
+    let again = Event::AliasBound {
+        session: "A".into(),
+        alias: Alias::new("task", "t1"),
+    };
+    let f = fold(&with(running_root(), &[spawn_a, again]));
+    let bound = |changes: &[Change]| {
+        changes
+            .iter()
+            .filter(|c| matches!(c, Change::AliasBound { .. }))
+            .count()
+    };
+    assert_eq!(bound(&f.changes[3]), 1);
+    assert_eq!(bound(&f.changes[4]), 0);
+    assert!(f.codes[4].is_empty());
+    let a = f.last().session(&"A".into()).unwrap();
+    let t1 = Alias::new("task", "t1");
+    assert_eq!(a.aliases.iter().filter(|x| **x == t1).count(), 1);
+    assert_eq!(f.last().resolve_alias(&t1).unwrap().as_str(), "A");
+}
+
 #[test]
 fn aliases_bind_to_exactly_one_child() {
     let mut spawn_b = spawn("B", "R");
