@@ -376,9 +376,24 @@ impl<'a> Parser<'a> {
 
     /// A string's text, after its opening quote: borrowed unless it has an escape.
     fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.at;
+        self.skip_plain(self.text.as_bytes());
+        if self.peek() == Some(b'"') {
+            // Most strings have no escape: no owned text to prepare.
+            let plain = self.text.get(start..self.at)?;
+            self.at += 1;
+            return Some(Cow::Borrowed(plain));
+        }
+        self.escaped_string(start)
+    }
+
+    /// The rest of a string that began at `start` and whose plain text stopped at
+    /// something other than its closing quote: an escape (or a byte that refuses it).
+    #[cold]
+    fn escaped_string(&mut self, start: usize) -> Option<Cow<'a, str>> {
         let bytes = self.text.as_bytes();
         let mut owned: Option<String> = None;
-        let mut run = self.at;
+        let mut run = start;
         loop {
             self.skip_plain(bytes);
             let plain = self.text.get(run..self.at)?;
