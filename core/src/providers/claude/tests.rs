@@ -1452,3 +1452,297 @@ fn cancellation_a_failure_reported_after_the_interrupt_closed_the_child_is_fallo
     );
     assert_eq!(codes(&r), [Code::CancelFallout]);
 }
+
+/// *Claude Code SDK Mapping*: "When the final active async child is about to become
+/// terminal and no root provider turn is active, the Claude sidecar opens a synthetic
+/// provider turn before emitting the child terminal." Of two background children, the
+/// first one's completion reserves nothing: the synthetic provider turn opens at the
+/// final one's notification.
+#[test]
+fn only_the_final_of_two_async_children_reserves_the_continuation() {
+    let lines = [
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        task("local_agent", "ta", "toolu_a", true),
+        async_launched("toolu_a"),
+        launch("toolu_b", true),
+        task("local_agent", "tb", "toolu_b", true),
+        async_launched("toolu_b"),
+        text("started"),
+        result("success"),
+        notification("ta", "toolu_a", "completed"),
+        notification("tb", "toolu_b", "completed"),
+    ];
+    let synthetic: Vec<(usize, String)> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::RootProviderTurnStarted {
+                provider_turn: Some(turn),
+                ..
+            } if turn.starts_with("synthetic") => Some((at, turn)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(synthetic, [(11, "synthetic-2".to_owned())]);
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, "toolu_b#1"), Some(Outcome::Completed));
+    assert_eq!(
+        outcome(&r, &format!("{R}#1")),
+        None,
+        "the continuation is awaited"
+    );
+}
+
+/// *Claude Code SDK Mapping*: "taskId and agentId are aliases. They must bind back to the
+/// existing child session/turn." Real child frames carry `parent_tool_use_id` and
+/// `agent_id`: a child's own assistant line binds its agent id, so a permission callback
+/// naming it belongs to that child even when no `task_started` was seen.
+#[test]
+fn claude_aliases_the_agent_id_of_a_child_assistant_line_scopes_a_permission() {
+    let said = cli(
+        json!({"type": "assistant", "message": {"id": "mc", "role": "assistant", "content": [{"type": "text", "text": "looking"}]},
+        "parent_tool_use_id": "toolu_a", "agent_id": "ag1", "session_id": R}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", true),
+        said,
+        permission_of("perm1", "ag1"),
+    ]);
+    let status = interaction_status(&r, "toolu_a#1", "perm1");
+    assert_eq!(status, Some(InteractionStatus::Pending));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Real Claude Code: the launch input's `run_in_background` defaults to true, so a
+/// model may leave it out; the launch result's structured status (`async_launched`)
+/// then is what says the child runs in the background. *Claude Code SDK Mapping*: "An
+/// async/background Task does not settle from the launch tool result; it waits for the
+/// matching task lifecycle terminal."
+#[test]
+fn an_async_launched_result_keeps_a_child_launched_without_the_flag_running() {
+    let unflagged = assistant(
+        None,
+        json!([{"type": "tool_use", "id": "toolu_a", "name": "Agent", "input": {"description": "a", "prompt": "p"}}]),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        unflagged,
+        async_launched("toolu_a"),
+        text("started"),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), None, "still running");
+    assert_eq!(outcome(&r, &format!("{R}#1")), None, "gated by the child");
+}
+
+/// A late continuation's words are reported ("never dropped in silence"), cut to their
+/// first 200 characters: an ellipsis marks a cut, and only a cut.
+#[test]
+fn a_late_continuation_reports_its_first_200_characters() {
+    let said = |words: &str| {
+        let r = replay(&[
+            user("go"),
+            init(),
+            launch("toolu_a", true),
+            task("local_agent", "ta", "toolu_a", true),
+            async_launched("toolu_a"),
+            notification("ta", "toolu_a", "completed"),
+            text("done"),
+            result("success"),
+            init(),
+            text(words),
+            result("success"),
+        ]);
+        messages(&r, Code::LateContinuation)
+            .into_iter()
+            .map(|m| m.rsplit("it said: ").next().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let whole = "x".repeat(200);
+    assert_eq!(said(&whole), [format!("«{whole}»")]);
+    assert_eq!(said(&format!("{whole}y")), [format!("«{whole}…»")]);
+}
+
+/// Real 2.1.328 marks a launch the interrupt stopped twice: `tool_use_result: "User
+/// rejected tool use"` and `tool_result_meta[].non_execution_kind: "user-rejected"`.
+/// Either is the cancellation-fallout marker on its own: the launch call is canceled,
+/// and the child stays canceled, no failure reported after the cancel closed it (seed,
+/// *Cancellation*: "A provider terminal caused by cancel … is not historical progress").
+#[test]
+fn cancellation_either_user_rejected_marker_alone_makes_the_launch_result_fallout() {
+    for (meta, string) in [(true, false), (false, true)] {
+        let mut launch_result = json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true, "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+            "parent_tool_use_id": null, "session_id": R});
+        if meta {
+            launch_result["tool_result_meta"] =
+                json!([{"id": "toolu_a", "non_execution_kind": "user-rejected"}]);
+        }
+        if string {
+            launch_result["tool_use_result"] = json!("User rejected tool use");
+        }
+        let r = replay(&[
+            user("go"),
+            init(),
+            launch("toolu_a", false),
+            task("local_agent", "ta", "toolu_a", false),
+            control("h1", json!({"subtype": "interrupt"})),
+            answered("h1", json!({"still_queued": []})),
+            killed("ta"),
+            notification("ta", "toolu_a", "stopped"),
+            cli(launch_result),
+            result("error_during_execution"),
+        ]);
+        let case = format!("meta {meta}, string {string}: {:?}", codes(&r));
+        let call = r
+            .snapshot()
+            .and_then(|s| s.session(&R.into()))
+            .and_then(|s| s.tool_calls.get(&crate::CallId::from("toolu_a")))
+            .map(|c| c.status);
+        assert_eq!(call, Some(crate::tree::ToolStatus::Canceled), "{case}");
+        assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Canceled), "{case}");
+        assert_eq!(codes(&r), Vec::<Code>::new(), "{case}");
+    }
+}
+
+/// `record` with the capture's time `at` (ms).
+fn at(record: String, at: u64) -> String {
+    let mut v: Value = serde_json::from_str(&record).unwrap();
+    v["at"] = json!(at);
+    v.to_string()
+}
+
+/// *Claude Code SDK Mapping*: "The sidecar waits at most 30 seconds for the first root
+/// stream or assistant event. Once root output begins, the timeout is disarmed": a
+/// partial message (`stream_event`) of the root is such output.
+#[test]
+fn a_root_stream_event_disarms_the_continuation_timeout() {
+    let stream = cli(
+        json!({"type": "stream_event", "event": {"type": "message_start", "message": {"id": "m2"}}, "parent_tool_use_id": null, "session_id": R}),
+    );
+    let continued = cli(
+        json!({"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "The background subagent finished."}]}, "parent_tool_use_id": null, "session_id": R}),
+    );
+    let r = replay(&[
+        at(user("go"), 1_000),
+        at(init(), 1_100),
+        at(launch("toolu_a", true), 1_200),
+        at(task("local_agent", "ta", "toolu_a", true), 1_300),
+        at(async_launched("toolu_a"), 1_400),
+        at(text("started"), 1_500),
+        at(result("success"), 1_600),
+        at(notification("ta", "toolu_a", "completed"), 20_000),
+        at(stream, 40_000),
+        at(continued, 60_000),
+        at(result("success"), 60_100),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+    let texts: Vec<String> = r
+        .snapshot()
+        .and_then(|s| s.session(&R.into()))
+        .map(|s| {
+            s.messages
+                .iter()
+                .filter(|m| !m.history)
+                .map(|m| m.text.to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        texts,
+        ["go", "started", "The background subagent finished."]
+    );
+}
+
+/// A child's user text after `stop_the_last_background_child`'s stop completed, in place
+/// of its interrupt marker; the child's messages (text, kept as history?) and the codes.
+fn after_the_stop(text: &str) -> (Vec<(String, bool)>, Vec<Code>) {
+    let mut lines = stop_the_last_background_child();
+    let marker = lines
+        .iter()
+        .position(|l| l.contains("[Request interrupted by user]"))
+        .unwrap();
+    lines[marker] = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R}),
+    );
+    let r = replay(&lines);
+    let said = r
+        .snapshot()
+        .and_then(|s| s.session(&"toolu_a".into()))
+        .map(|s| {
+            s.messages
+                .iter()
+                .map(|m| (m.text.to_string(), m.history))
+                .collect()
+        })
+        .unwrap_or_default();
+    (said, codes(&r))
+}
+
+/// *Cancellation*: "Late child output after cancellation is allowed to arrive, but it is
+/// appended as historical child-session progress only when it can be scoped to an
+/// existing child session and turn." Only the CLI's own interrupt marker is the stop's
+/// fallout; other text the stopped child receives is kept as its history, and reported.
+#[test]
+fn cancellation_other_late_child_text_after_a_stop_is_kept_as_history() {
+    let (said, codes) = after_the_stop("Also look at the tests.");
+    assert_eq!(said, [("Also look at the tests.".to_owned(), true)]);
+    assert_eq!(codes, [Code::LateChildOutput]);
+    let (said, codes) = after_the_stop("[Request interrupted by user]");
+    assert_eq!(said, Vec::<(String, bool)>::new());
+    assert_eq!(codes, Vec::<Code>::new());
+}
+
+/// The interrupt marker is dropped only as the fallout of a stop or cancel ("A provider
+/// terminal caused by cancel … is not historical progress"): on a child that completed
+/// on its own, nothing stopped it, so the line is late child output like any other.
+#[test]
+fn an_interrupt_marker_on_a_child_nothing_stopped_is_late_output() {
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "completed"),
+        cli(
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": "toolu_a", "agent_id": "ta", "session_id": R}),
+        ),
+    ]);
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::LateChildOutput]);
+}
+
+/// Seed, *Cancellation*: "the activity event contract permits turn errors only for
+/// failed or interrupted." A root `result` that is an error (no cancel in flight) fails
+/// the root turn with the result's text as its error; a successful one ends its provider
+/// turn with no error at all.
+#[test]
+fn an_error_result_fails_the_root_turn_with_its_text_and_a_success_carries_none() {
+    let failed = cli(
+        json!({"type": "result", "subtype": "error_during_execution", "is_error": true, "result": "API Error: 500", "session_id": R}),
+    );
+    let r = replay(&[user("go"), init(), text("working"), failed]);
+    let turn = r
+        .snapshot()
+        .and_then(|s| s.turn(&format!("{R}#1").parse().unwrap()))
+        .cloned();
+    assert_eq!(turn.as_ref().and_then(|t| t.outcome), Some(Outcome::Failed));
+    assert_eq!(
+        turn.and_then(|t| t.error.as_deref().map(str::to_owned)),
+        Some("API Error: 500".to_owned())
+    );
+    let errors: Vec<Option<String>> =
+        normalized_events(&[user("go"), init(), text("done"), result("success")])
+            .into_iter()
+            .filter_map(|(_, event)| match event {
+                crate::tree::Event::RootProviderTurnCompleted { error, .. } => Some(error),
+                _ => None,
+            })
+            .collect();
+    assert_eq!(errors, [None]);
+}
