@@ -260,7 +260,7 @@ impl ClaudeAdapter {
                 self.late_continuation = self.continuation_due;
                 return false;
             }
-            let unechoed = self.root_never_opened(cx) || (said && !self.stale);
+            let unechoed = self.root_never_opened(cx) || said;
             if !self.host_user_seen && unechoed {
                 // A prompt given on the command line is not echoed: the first root output
                 // after `system/init` is the only sign of the user's submission. In a
