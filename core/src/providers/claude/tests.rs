@@ -819,12 +819,10 @@ fn session_and_turn_semantics_a_stdout_only_second_prompt_opens_the_next_root_tu
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
 
-#[test]
-fn two_task_notifications_two_continuations_nothing_said_is_lost() {
-    // *Claude Code SDK Mapping*: "A continuation caused by a child task notification is
-    // another root provider turn attached to the same canonical root WorkspaceAgentTurn."
-    // Where the root has settled before a continuation speaks, what it says is reported.
-    let r = replay(&[
+/// The root launches two background children, answers and ends its turn; then each
+/// child's task notification comes.
+fn two_background_children_notified() -> Vec<String> {
+    vec![
         user("go"),
         init(),
         launch("toolu_a", true),
@@ -837,6 +835,16 @@ fn two_task_notifications_two_continuations_nothing_said_is_lost() {
         result("success"),
         notification("ta", "toolu_a", "completed"),
         notification("tb", "toolu_b", "completed"),
+    ]
+}
+
+#[test]
+fn two_task_notifications_two_continuations_nothing_said_is_lost() {
+    // *Claude Code SDK Mapping*: "A continuation caused by a child task notification is
+    // another root provider turn attached to the same canonical root WorkspaceAgentTurn."
+    // Where the root has settled before a continuation speaks, what it says is reported.
+    let mut lines = two_background_children_notified();
+    lines.extend([
         init(),
         text("A finished."),
         result("success"),
@@ -844,6 +852,7 @@ fn two_task_notifications_two_continuations_nothing_said_is_lost() {
         text("B finished."),
         result("success"),
     ]);
+    let r = replay(&lines);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(outcome(&r, &format!("{R}#2")), None);
     let late = messages(&r, Code::LateContinuation);
@@ -1460,20 +1469,7 @@ fn cancellation_a_failure_reported_after_the_interrupt_closed_the_child_is_fallo
 /// final one's notification.
 #[test]
 fn only_the_final_of_two_async_children_reserves_the_continuation() {
-    let lines = [
-        user("go"),
-        init(),
-        launch("toolu_a", true),
-        task("local_agent", "ta", "toolu_a", true),
-        async_launched("toolu_a"),
-        launch("toolu_b", true),
-        task("local_agent", "tb", "toolu_b", true),
-        async_launched("toolu_b"),
-        text("started"),
-        result("success"),
-        notification("ta", "toolu_a", "completed"),
-        notification("tb", "toolu_b", "completed"),
-    ];
+    let lines = two_background_children_notified();
     let synthetic: Vec<(usize, String)> = normalized_events(&lines)
         .into_iter()
         .filter_map(|(at, event)| match event {
