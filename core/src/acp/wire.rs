@@ -501,25 +501,22 @@ pub(crate) struct StateKey {
 impl StateKey {
     /// Reads the key of a snapshot object (`{"state":…, "stopReason":…}`).
     pub fn of(snapshot: &Map<String, Value>) -> Option<StateKey> {
-        let state = snapshot.get("state").and_then(Value::as_str)?;
-        let stop_reason = match snapshot.get("stopReason") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.as_str().into()),
-            Some(other) => Some(other.to_string().into()),
-        };
-        Some(StateKey {
-            state: state.into(),
-            stop_reason,
-        })
+        Self::read(|key| snapshot.get(key))
     }
 
     /// [`StateKey::of`] a snapshot as read from a message.
     pub fn of_object(snapshot: &Object<'_>) -> Option<StateKey> {
-        let state = snapshot.get("state").and_then(Json::as_str)?;
-        let stop_reason = match snapshot.get("stopReason") {
-            None | Some(Json::Null) => None,
-            Some(Json::Str(s)) => Some(s.as_ref().into()),
-            Some(other) => Some(other.json_text().into()),
+        Self::read(|key| snapshot.get(key))
+    }
+
+    /// The key of the object whose members `get` reads: a `null` or absent `stopReason`
+    /// is none, a non-string one is its JSON text.
+    fn read<'v, J: JsonRead + 'v>(get: impl Fn(&str) -> Option<&'v J>) -> Option<StateKey> {
+        let state = get("state").and_then(J::as_str)?;
+        let stop_reason = match get("stopReason") {
+            None => None,
+            Some(v) if v.same_as(&Value::Null) => None,
+            Some(v) => Some(v.as_str().map_or_else(|| v.json_text().into(), Arc::from)),
         };
         Some(StateKey {
             state: state.into(),
