@@ -50,6 +50,7 @@ use super::{File, Located, Place, Source, Stream, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
+use crate::trace::borrowed::{Cursor, Json, Skipped};
 use crate::tree::Millis;
 
 /// Record kinds that carry no session-tree fact (or whose fact another record carries).
@@ -155,7 +156,7 @@ struct Meta {
 }
 
 /// The fields of a line read without building it, to skip a record no reading needs.
-#[derive(serde::Deserialize)]
+#[derive(Default, serde::Deserialize)]
 struct Head<'a> {
     #[serde(rename = "type", borrow)]
     kind: Option<Cow<'a, str>>,
@@ -169,23 +170,111 @@ struct Head<'a> {
     sidechain: Option<bool>,
 }
 
+/// What a first reading of a line tells about it.
+enum Glance<'a> {
+    /// A record no reading looks into: its head.
+    Silent(Head<'a>),
+    /// A record the full parse reads (or reports).
+    Read,
+    /// The line holds what this reading does not take (a string with a lone surrogate
+    /// escape, say); serde_json's reading decides.
+    Unsure,
+}
+
 impl<'a> Head<'a> {
     /// The head of a line whose record carries no session-tree fact and is no link of an
     /// inline sidechain: an object of a kind of [`SILENT_KINDS`] the reader never looks
     /// into (not an `attachment` or a `queue-operation`). `None` for every other line,
     /// and for a line the head cannot be read from (the full parse reports what is
-    /// wrong). The members a head does not read are checked for JSON syntax only (an
-    /// escape or a number in them is not decoded).
+    /// wrong). The members a head does not read are checked, not built.
     fn of_silent(line: &'a str) -> Option<Self> {
         if !line.starts_with('{') {
             return None;
         }
-        let head: Self = serde_json::from_str(line).ok()?;
-        let kind = head.kind.as_deref()?;
-        let silent = SILENT_KINDS.contains(&kind)
-            && !matches!(kind, "attachment" | "queue-operation")
-            && head.sidechain != Some(true);
-        silent.then_some(head)
+        match Self::glance(line) {
+            Glance::Silent(head) => Some(head),
+            Glance::Read => None,
+            Glance::Unsure => serde_json::from_str::<Self>(line)
+                .ok()
+                .filter(Head::is_silent),
+        }
+    }
+
+    /// Is this the head of a record no reading looks into?
+    fn is_silent(&self) -> bool {
+        self.kind.as_deref().is_some_and(Self::kind_is_silent) && self.sidechain != Some(true)
+    }
+
+    /// Reads the head by lineage's own parser, member by member. A `type` of a kind the
+    /// reader looks into, or `isSidechain: true`, decides at once: the rest of the line
+    /// (most often the message, the long part) is left to the full parse. A member of
+    /// the wrong type or named twice is left to it too, as serde_json's reading of the
+    /// head refuses it.
+    fn glance(line: &'a str) -> Glance<'a> {
+        let mut head = Head::default();
+        let mut seen = 0u8;
+        let mut loud = false;
+        let mut cursor = Cursor::new(line);
+        let read = cursor.object(|key, c| {
+            let at = match key.as_ref() {
+                "type" => 0,
+                "sessionId" => 1,
+                "agentId" => 2,
+                "timestamp" => 3,
+                "isSidechain" => 4,
+                _ => return c.value::<Skipped>().map(drop),
+            };
+            if seen & 1 << at != 0 {
+                loud = true;
+                return None;
+            }
+            seen |= 1 << at;
+            let value = c.value::<Json<'a>>()?;
+            let ok = head.set(at, value);
+            loud = !ok || (at == 0 || at == 4) && head.decided_loud();
+            (!loud).then_some(())
+        });
+        match (read.and_then(|()| cursor.end()), loud) {
+            (_, true) => Glance::Read,
+            (Some(()), false) if head.is_silent() => Glance::Silent(head),
+            (Some(()), false) => Glance::Read,
+            (None, false) => Glance::Unsure,
+        }
+    }
+
+    /// Sets field `at` from `value` (`null` leaves it unset); `false` for a value of
+    /// the wrong type.
+    fn set(&mut self, at: usize, value: Json<'a>) -> bool {
+        let text = match value {
+            Json::Null => return true,
+            Json::Bool(b) if at == 4 => {
+                self.sidechain = Some(b);
+                return true;
+            }
+            Json::Str(text) if at < 4 => text,
+            _ => return false,
+        };
+        let slot = match at {
+            0 => &mut self.kind,
+            1 => &mut self.session,
+            2 => &mut self.agent,
+            _ => &mut self.timestamp,
+        };
+        *slot = Some(text);
+        true
+    }
+
+    /// Does what is read so far already make the record one a reading looks into?
+    fn decided_loud(&self) -> bool {
+        self.sidechain == Some(true)
+            || self
+                .kind
+                .as_deref()
+                .is_some_and(|kind| !Self::kind_is_silent(kind))
+    }
+
+    fn kind_is_silent(kind: &str) -> bool {
+        SILENT_KINDS.contains(&kind) && !matches!(kind, "attachment" | "queue-operation")
     }
 
     /// The record kept in the line's place: what a reading of a file's first records
@@ -884,10 +973,11 @@ impl<'a> Writer<'a> {
             UserKind::Prompt if self.child.is_none() => {
                 self.unfinished(line, at);
                 self.turn = Some(false);
-                let prompt = json!({
-                    "type": "user", "message": record.get("message"), "parent_tool_use_id": null,
-                    "session_id": self.root, "uuid": record.get("uuid"),
+                let mut prompt = json!({
+                    "type": "user", "message": null, "parent_tool_use_id": null,
+                    "session_id": self.root, "uuid": null,
                 });
+                copy_members(&mut prompt, record, ["message", "uuid"]);
                 self.push(line, at, "host", prompt);
             }
             UserKind::ToolResults => {
@@ -913,9 +1003,10 @@ impl<'a> Writer<'a> {
     /// A CLI message of this lane: the record's `message`, scoped to the subagent.
     fn scoped(&self, kind: &str, record: &Value) -> Value {
         let mut message = json!({
-            "type": kind, "message": record.get("message"), "session_id": self.root,
-            "uuid": record.get("uuid"), "parent_tool_use_id": null,
+            "type": kind, "message": null, "session_id": self.root, "uuid": null,
+            "parent_tool_use_id": null,
         });
+        copy_members(&mut message, record, ["message", "uuid"]);
         if let Some(child) = self.child {
             set(&mut message, "parent_tool_use_id", json!(child.tool_use));
             if !child.anonymous {
@@ -1175,6 +1266,16 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
 }
 
 /// Sets `key` of the object `value` (a message this reader built).
+/// Copies `keys` of `record` into `message` (a key `record` lacks stays as it is): a
+/// clone of each value, not the round trip through serde that `json!` makes of one.
+fn copy_members<const N: usize>(message: &mut Value, record: &Value, keys: [&str; N]) {
+    for key in keys {
+        if let Some(value) = record.get(key) {
+            set(message, key, value.clone());
+        }
+    }
+}
+
 fn set(value: &mut Value, key: &str, to: Value) {
     if let Some(object) = value.as_object_mut() {
         object.insert(key.to_owned(), to);

@@ -678,3 +678,59 @@ fn a_bookkeeping_first_line_still_starts_the_root_and_an_array_is_still_malforme
         .unwrap();
     assert_eq!((bad.file, bad.finding.line), (0, 2));
 }
+
+/// A line's head as serde_json reads it (the reading lineage's own parser replaced): the
+/// head of a silent record, or `None`.
+fn serde_head(line: &str) -> Option<[Option<String>; 5]> {
+    let head: super::Head<'_> = serde_json::from_str(line).ok()?;
+    head.is_silent().then(|| head_fields(&head))
+}
+
+fn head_fields(head: &super::Head<'_>) -> [Option<String>; 5] {
+    let text = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().map(str::to_owned);
+    [
+        text(&head.kind),
+        text(&head.session),
+        text(&head.agent),
+        text(&head.timestamp),
+        head.sidechain.map(|b| b.to_string()),
+    ]
+}
+
+/// The head that skips a record no reading needs is read as serde_json reads it, whether
+/// its `type` decides early, a member is repeated or of the wrong type, a key is escaped,
+/// or an unread member holds text lineage's parser refuses (a lone surrogate escape).
+#[test]
+fn a_line_s_head_reads_as_serde_json_reads_it() {
+    let lines = [
+        r#"{"type":"summary","sessionId":"S","agentId":"a1","timestamp":"T","isSidechain":false,"x":[1,{"y":null}]}"#,
+        r#"{"type":"summary","isSidechain":true}"#,
+        r#"{"isSidechain":true,"type":"summary"}"#,
+        r#"{"type":"user","message":{"content":"hi"}} trailing"#,
+        r#"{"type":"user","message":{"content":"hi"#,
+        r#"{"type":"summary","message":{"content":"hi"}} trailing"#,
+        r#"{"type":"summary","x":"\ud800 lone"}"#,
+        r#"{"type":"user","x":"\ud800 lone"}"#,
+        r#"{"type":"summary","type":"summary"}"#,
+        r#"{"type":"user","type":"summary"}"#,
+        r#"{"type":"summary","sessionId":5}"#,
+        r#"{"type":5}"#,
+        r#"{"type":null,"sessionId":"S"}"#,
+        r#"{"type":"summary","sessionId":null,"isSidechain":null}"#,
+        r#"{"typ\u0065":"summ\u0061ry","sessionId":"S\n"}"#,
+        r#"{"type":"attachment"}"#,
+        r#"{"type":"queue-operation"}"#,
+        r#"{"type":"progress","isSidechain":"yes"}"#,
+        r#"{}"#,
+        r#"{"type":"progress"}"#,
+    ];
+    for line in lines {
+        let ours = super::Head::of_silent(line).map(|h| head_fields(&h));
+        assert_eq!(ours, serde_head(line), "{line}");
+    }
+    assert!(super::Head::of_silent(lines[0]).is_some());
+    assert!(
+        super::Head::of_silent(lines[6]).is_some(),
+        "serde_json takes it"
+    );
+}
