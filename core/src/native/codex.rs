@@ -21,6 +21,7 @@
 //! `native-source-limits` note says so) or a parent: a child whose parent's file is not
 //! in the source is reported (`native-parent-missing`) and left out.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
@@ -31,6 +32,7 @@ use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::providers::codex::content_text;
 use crate::trace::Format;
+use crate::trace::borrowed::{Cursor, Json, JsonRead, Skipped as ParsedOnly};
 use crate::tree::Millis;
 
 /// What a rollout's `session_meta` says of its thread.
@@ -131,7 +133,7 @@ fn meta(file: &File) -> Result<Meta, Finding> {
             "a Codex rollout's first record must be its `session_meta` with the thread `id`; this file is not read",
         ));
     };
-    let spawn = payload.pointer("/source/subagent/thread_spawn");
+    let spawn = JsonRead::pointer(payload, "/source/subagent/thread_spawn");
     let parent = payload
         .get("parent_thread_id")
         .or_else(|| spawn.and_then(|s| s.get("parent_thread_id")))
@@ -369,7 +371,7 @@ impl FileReader {
                     self.started.clone_from(&turn);
                 }
                 let turn = json!({"id": turn, "status": "inProgress"});
-                vec![self.notify("turn/started", json!({ "turn": turn }))]
+                vec![self.notify("turn/started", object([("turn", turn)]))]
             }
             "task_complete" => self.completed(turn.as_deref(), payload),
             "turn_aborted" => self.aborted(turn.as_deref(), payload),
@@ -397,7 +399,7 @@ impl FileReader {
     fn completed(&self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
         let error = payload.get("error").filter(|e| !e.is_null());
         let mut out: Vec<Value> = error
-            .map(|e| self.notify("error", json!({ "error": e })))
+            .map(|e| self.notify("error", object([("error", e.clone())])))
             .into_iter()
             .collect();
         let status = if error.is_some() {
@@ -405,8 +407,13 @@ impl FileReader {
         } else {
             "completed"
         };
-        let turn = json!({"id": turn, "status": status, "error": error});
-        out.push(self.notify("turn/completed", json!({ "turn": turn })));
+        let error = error.cloned().unwrap_or(Value::Null);
+        let turn = object([
+            ("id", json!(turn)),
+            ("status", json!(status)),
+            ("error", error),
+        ]);
+        out.push(self.notify("turn/completed", object([("turn", turn)])));
         out
     }
 
@@ -417,14 +424,19 @@ impl FileReader {
         let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
             return Vec::new();
         };
-        let usage = json!({
-            "total": camel_usage(info.get("total_token_usage")),
-            "last": camel_usage(info.get("last_token_usage")),
-            "modelContextWindow": info.get("model_context_window").cloned().unwrap_or(Value::Null),
-        });
+        let usage = object([
+            ("total", camel_usage(info.get("total_token_usage"))),
+            ("last", camel_usage(info.get("last_token_usage"))),
+            (
+                "modelContextWindow",
+                info.get("model_context_window")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            ),
+        ]);
         vec![self.notify(
             "thread/tokenUsage/updated",
-            json!({"turnId": turn, "tokenUsage": usage}),
+            object([("turnId", json!(turn)), ("tokenUsage", usage)]),
         )]
     }
 
@@ -445,10 +457,13 @@ impl FileReader {
             let content = json!([{"type": "text", "text": text}]);
             let item =
                 json!({"type": "UserMessage", "id": format!("user-{line}"), "content": content});
-            return self.item(&json!({ "item": item }), turn);
+            return self.item(&object([("item", item)]), turn);
         }
         let item = json!({"type": "agentMessage", "id": format!("agent-{line}"), "text": text});
-        vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+        vec![self.notify(
+            "item/completed",
+            object([("turnId", json!(turn)), ("item", item)]),
+        )]
     }
 
     fn aborted(&mut self, turn: Option<&str>, payload: &Value) -> Vec<Value> {
@@ -512,7 +527,10 @@ impl FileReader {
             turn.map_or(Value::Null, |t| Value::String(t.to_owned())),
         );
         params.insert("item".into(), app_server_item(item));
-        vec![json!({"method": "item/completed", "params": Value::Object(params)})]
+        vec![object([
+            ("method", json!("item/completed")),
+            ("params", Value::Object(params)),
+        ])]
     }
 
     /// The older spawn record: a completed `spawnAgent` call naming the new thread.
@@ -526,7 +544,10 @@ impl FileReader {
             "receiverThreadIds": child.map_or_else(Vec::new, |c| vec![c]),
             "prompt": payload.get("prompt").cloned().unwrap_or(Value::Null),
         });
-        vec![self.notify("item/completed", json!({"turnId": turn, "item": item}))]
+        vec![self.notify(
+            "item/completed",
+            object([("turnId", json!(turn)), ("item", item)]),
+        )]
     }
 
     /// A server notification on this file's thread.
@@ -535,7 +556,7 @@ impl FileReader {
         if let Some(obj) = params.as_object_mut() {
             obj.insert("threadId".into(), Value::String(self.thread.clone()));
         }
-        json!({"method": method, "params": params})
+        object([("method", json!(method)), ("params", params)])
     }
 
     /// A client request on this file's thread and the server's answer.
@@ -547,39 +568,163 @@ impl FileReader {
             obj.insert("threadId".into(), Value::String(self.thread.clone()));
         }
         vec![
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-            json!({"id": id, "result": result}),
+            object([
+                ("jsonrpc", json!("2.0")),
+                ("id", json!(id)),
+                ("method", json!(method)),
+                ("params", params),
+            ]),
+            object([("id", json!(id)), ("result", result)]),
         ]
     }
 }
 
+/// An object of `members` in order, each value moved in (`json!` copies each value by
+/// serializing it).
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 /// Whether a rollout line is of a kind with no session-tree fact, told from its `type`
 /// (and an event's `payload.type`) without building the record: most of a rollout is
-/// model input and token counts.
+/// model input and token counts. lineage's own parser reads the head; a line it refuses
+/// (a lone surrogate escape, say) is read by serde_json, which the answer always agrees
+/// with.
 fn is_silent(line: &str) -> bool {
+    RolloutHead::glance(line).unwrap_or_else(|| serde_is_silent(line))
+}
+
+/// [`is_silent`] by serde_json: the fields of a line read without building it.
+fn serde_is_silent(line: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Head<'a> {
         #[serde(rename = "type", borrow)]
-        kind: Option<std::borrow::Cow<'a, str>>,
+        kind: Option<Cow<'a, str>>,
         #[serde(borrow)]
         payload: Option<PayloadHead<'a>>,
     }
     #[derive(serde::Deserialize)]
     struct PayloadHead<'a> {
         #[serde(rename = "type", borrow)]
-        kind: Option<std::borrow::Cow<'a, str>>,
+        kind: Option<Cow<'a, str>>,
     }
     let Ok(head) = serde_json::from_str::<Head<'_>>(line) else {
         return false; // the full parse reports what is wrong
     };
-    match head.kind.as_deref() {
-        Some("session_meta") => false,
-        Some("event_msg") => head
-            .payload
-            .and_then(|p| p.kind)
-            .is_some_and(|k| SILENT_EVENTS.contains(&k.as_ref())),
-        Some(kind) => SILENT_KINDS.contains(&kind),
-        None => false,
+    RolloutHead {
+        kind: head.kind,
+        event: head.payload.and_then(|p| p.kind),
+        seen: 0,
+    }
+    .silent()
+}
+
+/// What the head of a rollout line says so far: its `type` and its `payload.type`.
+#[derive(Default)]
+struct RolloutHead<'a> {
+    kind: Option<Cow<'a, str>>,
+    event: Option<Cow<'a, str>>,
+    /// Members read (bit 0 `type`, 1 `payload`, 2 `payload.type`).
+    seen: u8,
+}
+
+impl<'a> RolloutHead<'a> {
+    /// Is a record with this head silent?
+    fn silent(&self) -> bool {
+        match self.kind.as_deref() {
+            Some("session_meta") | None => false,
+            Some("event_msg") => self
+                .event
+                .as_deref()
+                .is_some_and(|k| SILENT_EVENTS.contains(&k)),
+            Some(kind) => SILENT_KINDS.contains(&kind),
+        }
+    }
+
+    /// Is the record known to be one the reader reads, whatever the rest of its line holds?
+    fn loud(&self) -> bool {
+        match self.kind.as_deref() {
+            Some("event_msg") => self
+                .event
+                .as_deref()
+                .is_some_and(|k| !SILENT_EVENTS.contains(&k)),
+            Some(kind) => kind == "session_meta" || !SILENT_KINDS.contains(&kind),
+            None => false,
+        }
+    }
+
+    /// The answer of [`is_silent`] as serde_json's reading gives it, read by lineage's
+    /// parser: `false` as soon as the head makes the record one the reader reads (the
+    /// full parse then reports what else the line holds), or a member serde_json would
+    /// refuse (repeated, of the wrong type); `None` when the parser refuses the line
+    /// before that.
+    fn glance(line: &'a str) -> Option<bool> {
+        let mut head = RolloutHead::default();
+        let mut decided = false;
+        let mut cursor = Cursor::new(line);
+        let read = cursor.object(|key, c| {
+            let ok = match key.as_ref() {
+                "type" => head.once(0) && head.text(c, 0)?,
+                "payload" => head.once(1) && head.payload(c, &mut decided)?,
+                _ => return c.value::<ParsedOnly>().map(drop),
+            };
+            decided = decided || !ok || head.loud();
+            (!decided).then_some(())
+        });
+        if decided {
+            return Some(false);
+        }
+        read?;
+        Some(cursor.end().is_some() && head.silent())
+    }
+
+    /// Marks member `bit` read; `false` when it was read before.
+    fn once(&mut self, bit: u8) -> bool {
+        let first = self.seen & 1 << bit == 0;
+        self.seen |= 1 << bit;
+        first
+    }
+
+    /// Reads a `type` (bit 0) or `payload.type` (bit 2): `Some(false)` when it is neither
+    /// a string nor `null`.
+    fn text(&mut self, c: &mut Cursor<'a>, bit: u8) -> Option<bool> {
+        let text = match c.value::<Json<'a>>()? {
+            Json::Null => None,
+            Json::Str(text) => Some(text),
+            _ => return Some(false),
+        };
+        *if bit == 0 {
+            &mut self.kind
+        } else {
+            &mut self.event
+        } = text;
+        Some(true)
+    }
+
+    /// Reads `payload`: `null` or an object whose `type` is read (and decides as soon as
+    /// an `event_msg`'s event is one the reader reads); `Some(false)` for another value
+    /// serde_json refuses, `None` for an array (which serde_json reads as the struct's
+    /// fields in order: it decides).
+    fn payload(&mut self, c: &mut Cursor<'a>, decided: &mut bool) -> Option<bool> {
+        if c.next_is(b'[') {
+            return None;
+        }
+        if !c.next_is(b'{') {
+            return c.value::<Json<'a>>().map(|v| v.is_null());
+        }
+        c.object(|key, c| {
+            if key != "type" {
+                return c.value::<ParsedOnly>().map(drop);
+            }
+            *decided = !self.once(2) || !self.text(c, 2)? || self.loud();
+            (!*decided).then_some(())
+        })?;
+        Some(true)
     }
 }
 

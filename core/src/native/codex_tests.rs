@@ -271,3 +271,43 @@ fn an_older_rollout_without_items_reads_its_message_events() {
         Some((Phase::Settled, Some(crate::Outcome::Completed)))
     );
 }
+
+/// Which rollout lines are skipped unread is decided as serde_json's reading of the head
+/// decides it: early at a `type` (or an `event_msg`'s `payload.type`) the reader reads,
+/// whatever follows; at the end for a silent one, whose whole line must be JSON; and by
+/// serde_json itself for a line lineage's parser refuses (a lone surrogate escape).
+#[test]
+fn a_rollout_line_is_silent_as_serde_json_reads_its_head() {
+    let lines = [
+        r#"{"timestamp":"T","type":"response_item","payload":{"type":"message","content":[1]}}"#,
+        r#"{"type":"response_item","payload":{"type":"message"}} trailing"#,
+        r#"{"type":"response_item","payload":{"type":"message""#,
+        r#"{"type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+        r#"{"type":"event_msg","payload":{"type":"task_started"},"x":[}"#,
+        r#"{"payload":{"type":"task_started"},"type":"compacted"}"#,
+        r#"{"payload":{"type":"token_count"},"type":"event_msg"}"#,
+        r#"{"type":"event_msg","payload":{"type":"token_count","type":"token_count"}}"#,
+        r#"{"type":"event_msg","payload":["token_count"]}"#,
+        r#"{"type":"event_msg","payload":"token_count"}"#,
+        r#"{"type":"event_msg","payload":null}"#,
+        r#"{"type":"event_msg"}"#,
+        r#"{"type":"session_meta","payload":{}}"#,
+        r#"{"type":"turn_context","type":"turn_context"}"#,
+        r#"{"type":"turn_context","payload":{"x":"\ud800"}}"#,
+        r#"{"typ\u0065":"turn_context"}"#,
+        r#"{"type":7}"#,
+        r#"{"type":"event_msg","payload":{"type":5}}"#,
+        r#"["response_item"]"#,
+        r#"{}"#,
+    ];
+    for line in lines {
+        assert_eq!(
+            super::is_silent(line),
+            super::serde_is_silent(line),
+            "{line}"
+        );
+    }
+    assert!(super::is_silent(lines[0]));
+    assert!(super::is_silent(lines[14]), "serde_json takes it");
+    assert!(!super::is_silent(lines[4]));
+}

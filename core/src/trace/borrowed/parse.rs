@@ -176,6 +176,12 @@ impl<'a> Cursor<'a> {
         (self.p.at == self.p.text.len()).then_some(())
     }
 
+    /// Skips whitespace: does the next value start with byte `b`?
+    pub(crate) fn next_is(&mut self, b: u8) -> bool {
+        self.p.skip_ws();
+        self.p.peek() == Some(b)
+    }
+
     /// Reads an object, handing each member's key to `member`, which must read the
     /// member's value from the cursor (or return `None`, which ends the read).
     pub(crate) fn object(
