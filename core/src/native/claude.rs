@@ -50,7 +50,7 @@ use super::{File, Located, Place, Source, Stream, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
-use crate::trace::borrowed::{Cursor, Json, Skipped};
+use crate::trace::borrowed::{Cursor, Json, JsonRead, Skipped};
 use crate::tree::Millis;
 
 /// Record kinds that carry no session-tree fact (or whose fact another record carries).
@@ -751,8 +751,7 @@ fn launch_results(session: &Transcript, agents: &[AgentRecords<'_>]) -> BTreeMap
         let results: Vec<&Value> = blocks(record)
             .filter(|b| str_of(b, "type") == Some("tool_result"))
             .collect();
-        let agent = record
-            .pointer("/toolUseResult/agentId")
+        let agent = JsonRead::pointer(record, "/toolUseResult/agentId")
             .and_then(Value::as_str)
             .filter(|_| results.len() == 1);
         for block in results {
@@ -803,7 +802,8 @@ fn user_kind(record: &Value) -> UserKind {
     }
     let text = text_of(record).unwrap_or_default();
     let trimmed = text.trim_start();
-    if record.pointer("/origin/kind").and_then(Value::as_str) == Some("task-notification")
+    if JsonRead::pointer(record, "/origin/kind").and_then(Value::as_str)
+        == Some("task-notification")
         || trimmed.starts_with("<task-notification>")
     {
         return UserKind::Notification(text);
@@ -1235,13 +1235,11 @@ fn ends_turn(records: &[&(usize, Value)], k: usize) -> bool {
         return false;
     };
     let uses_tool = blocks(record).any(|b| str_of(b, "type") == Some("tool_use"));
-    let stop = record
-        .pointer("/message/stop_reason")
-        .and_then(Value::as_str);
+    let stop = JsonRead::pointer(record, "/message/stop_reason").and_then(Value::as_str);
     if uses_tool || stop == Some("tool_use") {
         return false;
     }
-    let id = record.pointer("/message/id").and_then(Value::as_str);
+    let id = JsonRead::pointer(record, "/message/id").and_then(Value::as_str);
     let next = records
         .iter()
         .skip(k + 1)
@@ -1249,7 +1247,7 @@ fn ends_turn(records: &[&(usize, Value)], k: usize) -> bool {
         .find(|r| matches!(str_of(r, "type"), Some("user" | "assistant")));
     match next {
         Some(next) if str_of(next, "type") == Some("assistant") => {
-            id.is_none() || next.pointer("/message/id").and_then(Value::as_str) != id
+            id.is_none() || JsonRead::pointer(next, "/message/id").and_then(Value::as_str) != id
         }
         _ => true,
     }
@@ -1292,8 +1290,7 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
 
 /// The content blocks of a record's message (none when its content is a string).
 fn blocks(record: &Value) -> impl Iterator<Item = &Value> {
-    record
-        .pointer("/message/content")
+    JsonRead::pointer(record, "/message/content")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -1301,7 +1298,7 @@ fn blocks(record: &Value) -> impl Iterator<Item = &Value> {
 
 /// The text of a record's message: a string content, or its text blocks joined.
 fn text_of(record: &Value) -> Option<String> {
-    match record.pointer("/message/content")? {
+    match JsonRead::pointer(record, "/message/content")? {
         Value::String(s) => Some(s.clone()),
         Value::Array(blocks) => {
             let parts: Vec<&str> = blocks

@@ -118,9 +118,6 @@ impl JsonRead for Value {
     fn same_as(&self, value: &Value) -> bool {
         self == value
     }
-    fn pointer(&self, pointer: &str) -> Option<&Self> {
-        Value::pointer(self, pointer)
-    }
     fn json_text(&self) -> String {
         self.to_string()
     }
