@@ -182,6 +182,13 @@ enum Glance<'a> {
 }
 
 impl<'a> Head<'a> {
+    /// The members a head reads, by their bit in the set of those seen.
+    const KIND: u8 = 0;
+    const SESSION: u8 = 1;
+    const AGENT: u8 = 2;
+    const TIMESTAMP: u8 = 3;
+    const SIDECHAIN: u8 = 4;
+
     /// The head of a line whose record carries no session-tree fact and is no link of an
     /// inline sidechain: an object of a kind of [`SILENT_KINDS`] the reader never looks
     /// into (not an `attachment` or a `queue-operation`). `None` for every other line,
@@ -217,11 +224,11 @@ impl<'a> Head<'a> {
         let mut cursor = Cursor::new(line);
         let read = cursor.object(|key, c| {
             let at = match key.as_ref() {
-                "type" => 0,
-                "sessionId" => 1,
-                "agentId" => 2,
-                "timestamp" => 3,
-                "isSidechain" => 4,
+                "type" => Self::KIND,
+                "sessionId" => Self::SESSION,
+                "agentId" => Self::AGENT,
+                "timestamp" => Self::TIMESTAMP,
+                "isSidechain" => Self::SIDECHAIN,
                 _ => return c.value::<Skipped>().map(drop),
             };
             if seen & 1 << at != 0 {
@@ -231,7 +238,7 @@ impl<'a> Head<'a> {
             seen |= 1 << at;
             let value = c.value::<Json<'a>>()?;
             let ok = head.set(at, value);
-            loud = !ok || (at == 0 || at == 4) && head.decided_loud();
+            loud = !ok || matches!(at, Self::KIND | Self::SIDECHAIN) && head.decided_loud();
             (!loud).then_some(())
         });
         match (read.and_then(|()| cursor.end()), loud) {
@@ -244,21 +251,22 @@ impl<'a> Head<'a> {
 
     /// Sets field `at` from `value` (`null` leaves it unset); `false` for a value of
     /// the wrong type.
-    fn set(&mut self, at: usize, value: Json<'a>) -> bool {
+    fn set(&mut self, at: u8, value: Json<'a>) -> bool {
         let text = match value {
             Json::Null => return true,
-            Json::Bool(b) if at == 4 => {
+            Json::Bool(b) if at == Self::SIDECHAIN => {
                 self.sidechain = Some(b);
                 return true;
             }
-            Json::Str(text) if at < 4 => text,
+            Json::Str(text) => text,
             _ => return false,
         };
         let slot = match at {
-            0 => &mut self.kind,
-            1 => &mut self.session,
-            2 => &mut self.agent,
-            _ => &mut self.timestamp,
+            Self::KIND => &mut self.kind,
+            Self::SESSION => &mut self.session,
+            Self::AGENT => &mut self.agent,
+            Self::TIMESTAMP => &mut self.timestamp,
+            _ => return false,
         };
         *slot = Some(text);
         true
@@ -1263,7 +1271,6 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     rest.get(..end).map(str::trim)
 }
 
-/// Sets `key` of the object `value` (a message this reader built).
 /// Copies `keys` of `record` into `message` (a key `record` lacks stays as it is): a
 /// clone of each value, not the round trip through serde that `json!` makes of one.
 fn copy_members<const N: usize>(message: &mut Value, record: &Value, keys: [&str; N]) {
@@ -1274,6 +1281,7 @@ fn copy_members<const N: usize>(message: &mut Value, record: &Value, keys: [&str
     }
 }
 
+/// Sets `key` of the object `value` (a message this reader built).
 fn set(value: &mut Value, key: &str, to: Value) {
     if let Some(object) = value.as_object_mut() {
         object.insert(key.to_owned(), to);
