@@ -734,3 +734,13 @@ fn a_line_s_head_reads_as_serde_json_reads_it() {
         "serde_json takes it"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+    /// [`a_line_s_head_reads_as_serde_json_reads_it`] over generated lines.
+    #[test]
+    fn any_line_s_head_reads_as_serde_json_reads_it(line in super::super::head_lines::line()) {
+        let ours = super::Head::of_silent(&line).map(|h| head_fields(&h));
+        proptest::prop_assert_eq!(ours, serde_head(&line), "{}", line);
+    }
+}

@@ -311,3 +311,14 @@ fn a_rollout_line_is_silent_as_serde_json_reads_its_head() {
     assert!(super::is_silent(lines[14]), "serde_json takes it");
     assert!(!super::is_silent(lines[4]));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+    /// [`a_rollout_line_is_silent_as_serde_json_reads_its_head`] over generated lines.
+    #[test]
+    fn any_rollout_line_is_silent_as_serde_json_reads_its_head(
+        line in super::super::head_lines::line()
+    ) {
+        proptest::prop_assert_eq!(super::is_silent(&line), super::serde_is_silent(&line), "{}", line);
+    }
+}

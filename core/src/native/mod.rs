@@ -29,6 +29,8 @@
 
 mod claude;
 mod codex;
+#[cfg(test)]
+mod head_lines;
 mod merge;
 mod time;
 mod zed;
