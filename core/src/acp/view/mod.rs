@@ -231,7 +231,7 @@ pub struct Session {
     pub plan: Option<Arc<Value>>,
     /// v2: what its own `state_update` stream reported on this connection since the
     /// last reset (a delayed parent copy never replaces newer state).
-    child_stream: Option<ChildStream>,
+    child_stream: Option<Box<ChildStream>>,
     /// The replay epoch its ordinary transcript was last written in.
     transcript_epoch: u64,
     message_index: OrdMap<Id, usize>,

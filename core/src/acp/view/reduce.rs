@@ -399,7 +399,7 @@ impl View {
             && let Some(key) = key
         {
             let stream = s.child_stream.take().filter(|c| c.conn == conn);
-            let mut stream = stream.unwrap_or_else(|| ChildStream::new(conn));
+            let mut stream = stream.unwrap_or_else(|| Box::new(ChildStream::new(conn)));
             let stale = path == Path::Parent && stream.moved_past(&key);
             if path == Path::Child {
                 stream.report(key);
