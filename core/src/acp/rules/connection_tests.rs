@@ -45,3 +45,18 @@ fn only_a_new_connection_drops_the_confirmation_a_cancel_awaits() {
     assert_eq!(cancel_then(prompt), ["7:cancel-not-confirmed"]);
     assert_eq!(cancel_then(initialize("agent")), ["7:cancel-not-confirmed"]);
 }
+
+/// A session's ordinary message ids, kept without a set while it has one: a second id
+/// makes the set, and every id stays known ("unique within the enclosing session").
+#[test]
+fn a_session_s_message_ids_are_all_known_one_or_many() {
+    let mut ids = super::MessageIds::One("m1".into());
+    ids.insert("m1");
+    assert!(matches!(ids, super::MessageIds::One(_)));
+    assert!(ids.contains("m1") && !ids.contains("m2"));
+    ids.insert("m2");
+    ids.insert("m1");
+    ids.insert("m3");
+    assert!(["m1", "m2", "m3"].iter().all(|id| ids.contains(id)));
+    assert!(!ids.contains("m4"));
+}

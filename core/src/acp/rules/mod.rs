@@ -60,6 +60,37 @@ struct Batch {
     after_resume: Vec<Id>,
 }
 
+/// The ordinary message ids a session used on this connection (for
+/// `message-id-conflict`): most sessions use one, which needs no set.
+#[derive(Debug, Clone)]
+enum MessageIds {
+    One(Id),
+    Many(BTreeSet<Id>),
+}
+
+impl MessageIds {
+    fn contains(&self, id: &str) -> bool {
+        match self {
+            MessageIds::One(one) => &**one == id,
+            MessageIds::Many(ids) => ids.contains(id),
+        }
+    }
+
+    fn insert(&mut self, id: &str) {
+        match self {
+            MessageIds::One(one) if &**one == id => {}
+            MessageIds::One(one) => {
+                *self = MessageIds::Many(BTreeSet::from([one.clone(), id.into()]));
+            }
+            MessageIds::Many(ids) => {
+                if !ids.contains(id) {
+                    ids.insert(id.into());
+                }
+            }
+        }
+    }
+}
+
 /// Checks an `acp` trace record by record: the `acp` arm of the engine.
 #[derive(Debug, Clone)]
 pub(crate) struct Checker {
@@ -67,7 +98,7 @@ pub(crate) struct Checker {
     findings: Vec<Finding>,
     // Per connection.
     answered: BTreeSet<(Side, RpcId)>,
-    ordinary_messages: BTreeMap<Id, BTreeSet<Id>>,
+    ordinary_messages: BTreeMap<Id, MessageIds>,
     conflicted: BTreeSet<(Id, Id)>,
     must_cancel: BTreeMap<RpcId, MustCancel>,
     awaiting_confirmation: BTreeMap<Id, usize>,

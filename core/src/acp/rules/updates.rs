@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::mirror::Path;
-use super::{Batch, Checker};
+use super::{Batch, Checker, MessageIds};
 use crate::acp::view::Id;
 use crate::acp::wire::{
     self, KNOWN_STATES, LEGACY_STATES, Patch, StateKey, object_patch, string_patch,
@@ -49,12 +49,9 @@ impl Checker {
                         self.message_id_conflict(line, u.session, id);
                     }
                     match self.ordinary_messages.get_mut(u.session) {
-                        Some(ids) if ids.contains(id) => {}
-                        Some(ids) => {
-                            ids.insert(id.into());
-                        }
+                        Some(ids) => ids.insert(id),
                         None => {
-                            let ids = std::iter::once(Id::from(id)).collect();
+                            let ids = MessageIds::One(id.into());
                             self.ordinary_messages.insert(u.session.into(), ids);
                         }
                     }
