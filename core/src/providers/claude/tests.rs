@@ -1812,3 +1812,44 @@ fn a_success_result_that_is_an_error_fails_the_root_turn() {
         Some("API Error: 403 access disabled".to_owned())
     );
 }
+
+/// Seed, *Session And Turn Semantics*: "A root turn is initiated by a user submission."
+/// In a capture of the CLI's output alone only model output can show a prompt the
+/// capture lacks; a `result` with no model output before it, after the root turn
+/// settled, shows none: it opens no root turn and is reported as a late provider
+/// terminal.
+#[test]
+fn session_and_turn_semantics_a_bare_result_after_settlement_opens_no_root_turn() {
+    let r = replay(&[init(), text("answer"), result("success"), result("success")]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert_eq!(codes(&r), [Code::LateProviderTerminal]);
+}
+
+/// A prompt given on the command line is not echoed (real 2.1.328: "the first root
+/// record is `system/init`"); when its run ends before any model output, the `result`
+/// is the first sign of the submission: it opens the root turn and ends it (seed,
+/// *Session And Turn Semantics*: "A root turn is initiated by a user submission").
+#[test]
+fn a_command_line_prompt_whose_run_ends_before_any_output_opens_its_root_turn() {
+    let r = replay(&[init(), result("error_during_execution")]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Failed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Only a root turn that settled has a follow-up to keep out of it ("a settled root turn
+/// never reopens"). In a capture of the CLI's output alone that begins with a task
+/// notification (of work the capture never saw start), the model output that follows
+/// comes before any root turn: it opens the root turn and is kept, never dropped in
+/// silence as the follow-up of a settled one.
+#[test]
+fn a_notification_before_any_root_turn_makes_no_output_late() {
+    let r = replay(&[
+        init(),
+        notification("b1", "toolu_sh", "completed"),
+        text("The background command finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::UnknownTask]);
+}
