@@ -1853,3 +1853,22 @@ fn a_notification_before_any_root_turn_makes_no_output_late() {
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), [Code::UnknownTask]);
 }
+
+/// A `system/init` read before any submission (the CLI starting up) opens nothing: the
+/// host's prompt that follows is the root turn's one submission (seed, *Session And Turn
+/// Semantics*: "A root turn is initiated by a user submission").
+#[test]
+fn session_and_turn_semantics_an_init_before_the_prompt_submits_nothing() {
+    let lines = [init(), user("go"), text("hi"), result("success")];
+    let submitted: Vec<(usize, Option<String>)> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::UserSubmitted { text, .. } => Some((at, text)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(submitted, [(1, Some("go".to_owned()))]);
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
