@@ -1742,3 +1742,133 @@ fn an_error_result_fails_the_root_turn_with_its_text_and_a_success_carries_none(
             .collect();
     assert_eq!(errors, [None]);
 }
+
+/// The status of the root's tool call `call`.
+fn root_call_status(r: &Replay, call: &str) -> Option<crate::tree::ToolStatus> {
+    r.snapshot()?
+        .session(&R.into())?
+        .tool_calls
+        .get(&crate::CallId::from(call))
+        .map(|c| c.status)
+}
+
+/// Real 2.1.328 (`traces/real/claude-code/06-child-fails.jsonl`): a foreground child whose
+/// model call is refused fails; its launch `tool_result` has `is_error`, the API error as
+/// its text, and a `tool_result_meta` entry for the launch carrying only the permission
+/// decision. Seed, *Root Turn Lifecycle*: "A failed child turn does not automatically fail
+/// the root turn." Neither that text nor that meta entry is a cancellation marker: the
+/// launch call failed, it was not canceled.
+#[test]
+fn a_failed_launch_result_with_a_permission_meta_entry_is_a_failure_not_a_cancel() {
+    let failed = cli(
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true,
+        "content": "Agent terminated early due to an API error: Prompt is too long (error type invalid_request, HTTP 400)"}]},
+        "parent_tool_use_id": null, "session_id": R,
+        "tool_result_meta": [{"id": "toolu_a", "permission_decision": {"decision": "accept", "source": "config"}}]}),
+    );
+    let r = replay(&[
+        user("go"),
+        init(),
+        launch("toolu_a", false),
+        task("local_agent", "ta", "toolu_a", false),
+        notification("ta", "toolu_a", "failed"),
+        failed,
+        text("The subagent failed."),
+        result("success"),
+    ]);
+    assert_eq!(
+        root_call_status(&r, "toolu_a"),
+        Some(crate::tree::ToolStatus::Failed)
+    );
+    assert_eq!(outcome(&r, "toolu_a#1"), Some(Outcome::Failed));
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Claude Code reports an API error of a headless run as a `result` of subtype `success`
+/// with `is_error: true` and the error text as its `result`, after a synthetic assistant
+/// line saying it (Claude Code issue 79500, "Headless `claude -p`: API errors … return
+/// `subtype:"success"`"). `is_error` wins over the subtype: the root turn fails with that
+/// text (seed, *Cancellation*: "the activity event contract permits turn errors only for
+/// failed or interrupted").
+#[test]
+fn a_success_result_that_is_an_error_fails_the_root_turn() {
+    let said = cli(
+        json!({"type": "assistant", "message": {"id": "m1", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": "API Error: 403 access disabled"}]},
+        "parent_tool_use_id": null, "session_id": R, "error": "oauth_org_not_allowed", "is_api_error_message": true}),
+    );
+    let failed = cli(
+        json!({"type": "result", "subtype": "success", "is_error": true, "terminal_reason": "api_error", "api_error_status": 403,
+        "result": "API Error: 403 access disabled", "session_id": R}),
+    );
+    let r = replay(&[user("go"), init(), said, failed]);
+    let turn = r
+        .snapshot()
+        .and_then(|s| s.turn(&format!("{R}#1").parse().unwrap()))
+        .cloned();
+    assert_eq!(turn.as_ref().and_then(|t| t.outcome), Some(Outcome::Failed));
+    assert_eq!(
+        turn.and_then(|t| t.error.as_deref().map(str::to_owned)),
+        Some("API Error: 403 access disabled".to_owned())
+    );
+}
+
+/// Seed, *Session And Turn Semantics*: "A root turn is initiated by a user submission."
+/// In a capture of the CLI's output alone only model output can show a prompt the
+/// capture lacks; a `result` with no model output before it, after the root turn
+/// settled, shows none: it opens no root turn and is reported as a late provider
+/// terminal.
+#[test]
+fn session_and_turn_semantics_a_bare_result_after_settlement_opens_no_root_turn() {
+    let r = replay(&[init(), text("answer"), result("success"), result("success")]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(outcome(&r, &format!("{R}#2")), None);
+    assert_eq!(codes(&r), [Code::LateProviderTerminal]);
+}
+
+/// A prompt given on the command line is not echoed (real 2.1.328: "the first root
+/// record is `system/init`"); when its run ends before any model output, the `result`
+/// is the first sign of the submission: it opens the root turn and ends it (seed,
+/// *Session And Turn Semantics*: "A root turn is initiated by a user submission").
+#[test]
+fn a_command_line_prompt_whose_run_ends_before_any_output_opens_its_root_turn() {
+    let r = replay(&[init(), result("error_during_execution")]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Failed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
+
+/// Only a root turn that settled has a follow-up to keep out of it ("a settled root turn
+/// never reopens"). In a capture of the CLI's output alone that begins with a task
+/// notification (of work the capture never saw start), the model output that follows
+/// comes before any root turn: it opens the root turn and is kept, never dropped in
+/// silence as the follow-up of a settled one.
+#[test]
+fn a_notification_before_any_root_turn_makes_no_output_late() {
+    let r = replay(&[
+        init(),
+        notification("b1", "toolu_sh", "completed"),
+        text("The background command finished."),
+        result("success"),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::UnknownTask]);
+}
+
+/// A `system/init` read before any submission (the CLI starting up) opens nothing: the
+/// host's prompt that follows is the root turn's one submission (seed, *Session And Turn
+/// Semantics*: "A root turn is initiated by a user submission").
+#[test]
+fn session_and_turn_semantics_an_init_before_the_prompt_submits_nothing() {
+    let lines = [init(), user("go"), text("hi"), result("success")];
+    let submitted: Vec<(usize, Option<String>)> = normalized_events(&lines)
+        .into_iter()
+        .filter_map(|(at, event)| match event {
+            crate::tree::Event::UserSubmitted { text, .. } => Some((at, text)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(submitted, [(1, Some("go".to_owned()))]);
+    let r = replay(&lines);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+}
