@@ -433,3 +433,41 @@ fn each_draft_notification_is_named_with_its_replacement() {
     let state = legacy("subagent_state_update");
     assert!(state.contains("not a work-state report"), "{state}");
 }
+
+/// v2: "When replay is requested, the successful response is the freshness boundary for
+/// child work-state and mutation-capability snapshots: Before the response, these
+/// snapshots are historical … Current snapshots are sent after the response", and "the
+/// response and current snapshots that depend on this boundary MUST NOT share a JSON-RPC
+/// batch": a child's own `state_update` after the response in its batch is a current
+/// snapshot sharing it; one before the response is still replayed history.
+#[test]
+fn a_child_s_own_state_shares_the_resume_batch_only_after_the_response() {
+    let caps: Value = serde_json::from_str(ALL_CAPS).unwrap();
+    let trace = |response_first: bool| {
+        let state = json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"A","update":{"sessionUpdate":"state_update","state":"running"}}});
+        let response = json!({"jsonrpc":"2.0","id":5,"result":{}});
+        let batch = if response_first {
+            json!([response, state])
+        } else {
+            json!([state, response])
+        };
+        run(
+            2,
+            &caps,
+            &[
+                client(
+                    json!({"jsonrpc":"2.0","id":5,"method":"session/resume","params":{"sessionId":"R","cwd":"/p","replayFrom":{"type":"start"}}}),
+                ),
+                agent_update(
+                    "R",
+                    json!({"sessionUpdate":"subagent_update","sessionId":"A"}),
+                ),
+                agent(batch),
+                a_state(json!({"state":"running"})),
+            ],
+        )
+    };
+    assert_eq!(trace(true), ["8:batch-dependency"]);
+    let history = trace(false);
+    assert!(history.is_empty(), "{history:?}");
+}
