@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::merge::{self, Lane};
-use super::{File, Located, Place, Source, Stream, time};
+use super::{File, Located, Place, Source, Stream, object, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::trace::Format;
@@ -981,11 +981,13 @@ impl<'a> Writer<'a> {
             UserKind::Prompt if self.child.is_none() => {
                 self.unfinished(line, at);
                 self.turn = Some(false);
-                let mut prompt = json!({
-                    "type": "user", "message": null, "parent_tool_use_id": null,
-                    "session_id": self.root, "uuid": null,
-                });
-                copy_members(&mut prompt, record, ["message", "uuid"]);
+                let prompt = object([
+                    ("type", json!("user")),
+                    ("message", member(record, "message")),
+                    ("parent_tool_use_id", Value::Null),
+                    ("session_id", json!(self.root)),
+                    ("uuid", member(record, "uuid")),
+                ]);
                 self.push(line, at, "host", prompt);
             }
             UserKind::ToolResults => {
@@ -1010,11 +1012,13 @@ impl<'a> Writer<'a> {
 
     /// A CLI message of this lane: the record's `message`, scoped to the subagent.
     fn scoped(&self, kind: &str, record: &Value) -> Value {
-        let mut message = json!({
-            "type": kind, "message": null, "session_id": self.root, "uuid": null,
-            "parent_tool_use_id": null,
-        });
-        copy_members(&mut message, record, ["message", "uuid"]);
+        let mut message = object([
+            ("type", json!(kind)),
+            ("message", member(record, "message")),
+            ("session_id", json!(self.root)),
+            ("uuid", member(record, "uuid")),
+            ("parent_tool_use_id", Value::Null),
+        ]);
         if let Some(child) = self.child {
             set(&mut message, "parent_tool_use_id", json!(child.tool_use));
             if !child.anonymous {
@@ -1271,14 +1275,9 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     rest.get(..end).map(str::trim)
 }
 
-/// Copies `keys` of `record` into `message` (a key `record` lacks stays as it is): a
-/// clone of each value, not the round trip through serde that `json!` makes of one.
-fn copy_members<const N: usize>(message: &mut Value, record: &Value, keys: [&str; N]) {
-    for key in keys {
-        if let Some(value) = record.get(key) {
-            set(message, key, value.clone());
-        }
-    }
+/// A copy of `record`'s member `key`, `null` when it has none.
+fn member(record: &Value, key: &str) -> Value {
+    record.get(key).cloned().unwrap_or(Value::Null)
 }
 
 /// Sets `key` of the object `value` (a message this reader built).

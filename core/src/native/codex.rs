@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::merge::{self, Lane};
-use super::{File, Located, Place, Skipped, Source, Stream, time};
+use super::{File, Located, Place, Skipped, Source, Stream, object, time};
 use crate::finding::{Code, Finding};
 use crate::providers::ProviderRecord;
 use crate::providers::codex::content_text;
@@ -579,17 +579,6 @@ impl FileReader {
     }
 }
 
-/// An object of `members` in order, each value moved in (`json!` copies each value by
-/// serializing it).
-fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(
-        members
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
-}
-
 /// Whether a rollout line is of a kind with no session-tree fact, told from its `type`
 /// (and an event's `payload.type`) without building the record: most of a rollout is
 /// model input and token counts. lineage's own parser reads the head; a line it refuses
@@ -629,11 +618,16 @@ fn serde_is_silent(line: &str) -> bool {
 struct RolloutHead<'a> {
     kind: Option<Cow<'a, str>>,
     event: Option<Cow<'a, str>>,
-    /// Members read (bit 0 `type`, 1 `payload`, 2 `payload.type`).
+    /// Members read, by their bits below.
     seen: u8,
 }
 
 impl<'a> RolloutHead<'a> {
+    /// The members a head reads, by their bit in the set of those seen.
+    const KIND: u8 = 0;
+    const PAYLOAD: u8 = 1;
+    const EVENT: u8 = 2;
+
     /// Is a record with this head silent?
     fn silent(&self) -> bool {
         match self.kind.as_deref() {
@@ -669,8 +663,8 @@ impl<'a> RolloutHead<'a> {
         let mut cursor = Cursor::new(line);
         let read = cursor.object(|key, c| {
             let ok = match key.as_ref() {
-                "type" => head.once(0) && head.text(c, 0)?,
-                "payload" => head.once(1) && head.payload(c, &mut decided)?,
+                "type" => head.once(Self::KIND) && head.text(c, Self::KIND)?,
+                "payload" => head.once(Self::PAYLOAD) && head.payload(c, &mut decided)?,
                 _ => return c.value::<ParsedOnly>().map(drop),
             };
             decided = decided || !ok || head.loud();
@@ -690,15 +684,15 @@ impl<'a> RolloutHead<'a> {
         first
     }
 
-    /// Reads a `type` (bit 0) or `payload.type` (bit 2): `Some(false)` when it is neither
-    /// a string nor `null`.
+    /// Reads a `type` ([`Self::KIND`]) or `payload.type` ([`Self::EVENT`]): `Some(false)`
+    /// when it is neither a string nor `null`.
     fn text(&mut self, c: &mut Cursor<'a>, bit: u8) -> Option<bool> {
         let text = match c.value::<Json<'a>>()? {
             Json::Null => None,
             Json::Str(text) => Some(text),
             _ => return Some(false),
         };
-        *if bit == 0 {
+        *if bit == Self::KIND {
             &mut self.kind
         } else {
             &mut self.event
@@ -721,7 +715,7 @@ impl<'a> RolloutHead<'a> {
             if key != "type" {
                 return c.value::<ParsedOnly>().map(drop);
             }
-            *decided = !self.once(2) || !self.text(c, 2)? || self.loud();
+            *decided = !self.once(Self::EVENT) || !self.text(c, Self::EVENT)? || self.loud();
             (!*decided).then_some(())
         })?;
         Some(true)

@@ -443,3 +443,14 @@ impl Stream {
             )
     }
 }
+
+/// An object of `members` in order, each value moved in: the messages the readers make
+/// (`json!` would copy each value by serializing it).
+pub(super) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
