@@ -344,6 +344,20 @@ impl ClaudeAdapter {
     }
 
     fn result<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {
+        if self.interrupted_query_terminal(cx) {
+            // Seed, *Cancellation*: the root-query interrupt covers the whole query, so
+            // its terminal is the cancel's evidence, whether it comes before or after the
+            // interrupt's answer; it opens no provider turn during the cancel.
+            self.result_usage(cx, message);
+            cx.finding(
+                Code::LateProviderTerminal,
+                "`result` of the interrupted query after its provider turn had ended: \
+                 recorded as the interrupt's evidence"
+                    .to_owned(),
+            );
+            self.mark_results_seen();
+            return;
+        }
         let attached = self.root_output(cx, "result", false);
         // The root agent's calls count on its last turn even when their output is dropped
         // (a follow-up after the turn settled): usage is accounting, not lifecycle.
@@ -385,9 +399,22 @@ impl ClaudeAdapter {
         }
         self.last_outcome = Some(outcome);
         self.end_provider_turn(cx, outcome, error);
+        self.mark_results_seen();
+    }
+
+    fn mark_results_seen(&mut self) {
         for op in self.cancels.values_mut() {
             op.result_seen = true;
         }
+    }
+
+    /// Is a `result` now the terminal of a query the host interrupted after its provider
+    /// turn had ended (the root waits on its children; no continuation is reserved)?
+    fn interrupted_query_terminal(&self, cx: &Ctx<'_>) -> bool {
+        self.root().is_some_and(|r| self.cancels.contains_key(r))
+            && self.reservation.is_none()
+            && self.root_turn_active(cx)
+            && !self.provider_running(cx.snapshot())
     }
 
     fn user_submitted<J: JsonRead>(&mut self, cx: &mut Ctx<'_>, message: &J) {

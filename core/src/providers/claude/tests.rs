@@ -1872,3 +1872,23 @@ fn session_and_turn_semantics_an_init_before_the_prompt_submits_nothing() {
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
 }
+
+#[test]
+fn cancellation_the_interrupted_query_s_late_result_is_one_note_whatever_the_order() {
+    // "Provider-Native Subagents", *Cancellation*: the root-query interrupt covers the
+    // query; a `result` for it after the root's own result (its provider turn had ended)
+    // is that query's terminal. Before or after the interrupt's answer or the children's
+    // stops, it opens no provider turn during the cancel and is one note.
+    for order in ["RXS", "XRS", "XSR", "SXR", "RX", "XR"] {
+        let r = replay(&interrupt_with_nested_children(false, order));
+        let case = format!("order {order}: {:?}", codes(&r));
+        for turn in [format!("{R}#1"), "toolu_a#1".into(), "toolu_g#1".into()] {
+            assert_eq!(
+                outcome(&r, &turn),
+                Some(Outcome::Canceled),
+                "{turn}, {case}"
+            );
+        }
+        assert_eq!(codes(&r), [Code::LateProviderTerminal], "{case}");
+    }
+}
