@@ -49,7 +49,7 @@ fn only_a_new_connection_drops_the_confirmation_a_cancel_awaits() {
 /// A session's ordinary message ids, kept without a set while it has one: a second id
 /// makes the set, and every id stays known ("unique within the enclosing session").
 #[test]
-fn a_session_s_message_ids_are_all_known_one_or_many() {
+fn a_session_s_message_ids_are_all_known_one_few_or_many() {
     let mut ids = super::MessageIds::One("m1".into());
     ids.insert("m1");
     assert!(matches!(ids, super::MessageIds::One(_)));
@@ -57,6 +57,23 @@ fn a_session_s_message_ids_are_all_known_one_or_many() {
     ids.insert("m2");
     ids.insert("m1");
     ids.insert("m3");
+    assert!(matches!(&ids, super::MessageIds::Few(few) if few.len() == 3));
     assert!(["m1", "m2", "m3"].iter().all(|id| ids.contains(id)));
     assert!(!ids.contains("m4"));
+    let names: Vec<String> = (1..=20).map(|i| format!("m{i}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        ids.insert(name);
+        ids.insert("m2");
+        let few = i < super::MessageIds::FEW;
+        assert_eq!(
+            matches!(ids, super::MessageIds::Few(_)),
+            few,
+            "after {name}"
+        );
+        assert!(
+            names[..=i].iter().all(|id| ids.contains(id)),
+            "after {name}"
+        );
+        assert!(!ids.contains("m21") && !ids.contains(""), "after {name}");
+    }
 }

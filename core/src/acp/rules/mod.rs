@@ -61,31 +61,42 @@ struct Batch {
 }
 
 /// The ordinary message ids a session used on this connection (for
-/// `message-id-conflict`): most sessions use one, which needs no set.
+/// `message-id-conflict`): most sessions use one, which needs no set, and a few need no
+/// tree (a set's first node holds room for eleven).
 #[derive(Debug, Clone)]
 enum MessageIds {
     One(Id),
+    /// Up to [`MessageIds::FEW`] distinct ids, in order of first use.
+    Few(Vec<Id>),
     Many(BTreeSet<Id>),
 }
 
 impl MessageIds {
+    /// The most ids kept in a list, searched end to end.
+    const FEW: usize = 8;
+
     fn contains(&self, id: &str) -> bool {
         match self {
             MessageIds::One(one) => &**one == id,
+            MessageIds::Few(ids) => ids.iter().any(|known| &**known == id),
             MessageIds::Many(ids) => ids.contains(id),
         }
     }
 
     fn insert(&mut self, id: &str) {
+        if self.contains(id) {
+            return;
+        }
         match self {
-            MessageIds::One(one) if &**one == id => {}
-            MessageIds::One(one) => {
-                *self = MessageIds::Many(BTreeSet::from([one.clone(), id.into()]));
+            MessageIds::One(one) => *self = MessageIds::Few(vec![one.clone(), id.into()]),
+            MessageIds::Few(ids) if ids.len() < Self::FEW => ids.push(id.into()),
+            MessageIds::Few(ids) => {
+                let mut set: BTreeSet<Id> = ids.drain(..).collect();
+                set.insert(id.into());
+                *self = MessageIds::Many(set);
             }
             MessageIds::Many(ids) => {
-                if !ids.contains(id) {
-                    ids.insert(id.into());
-                }
+                ids.insert(id.into());
             }
         }
     }
