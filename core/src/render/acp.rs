@@ -296,10 +296,10 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
         parent: s.parent.as_deref(),
         title: s.title.as_deref(),
         description: s.description.as_deref(),
-        cwd: s.cwd.as_deref(),
-        additional_directories: s.additional_directories.as_deref().map(sorted),
-        meta: s.meta.as_deref().map(sorted),
-        conversation_title: s.conversation_title.as_deref(),
+        cwd: s.detail().cwd.as_deref(),
+        additional_directories: s.detail().additional_directories.as_deref().map(sorted),
+        meta: s.detail().meta.as_deref().map(sorted),
+        conversation_title: s.detail().conversation_title.as_deref(),
         state: s.state.as_deref().map(sorted).unwrap_or(Value::Null),
         state_current: view.state_is_current(&s.id),
         activity: activity(view, s),
@@ -307,9 +307,15 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
         effective_cancel: view.effective_cancel(&s.id),
         announced: view.announced(&s.id),
         idle_transitions: s.idle_transitions,
-        usage: s.usage.as_deref().map(sorted).unwrap_or(Value::Null),
-        messages: s.messages.iter().map(|m| message(s, m)).collect(),
+        usage: s
+            .detail()
+            .usage
+            .as_deref()
+            .map(sorted)
+            .unwrap_or(Value::Null),
+        messages: s.detail().messages.iter().map(|m| message(s, m)).collect(),
         tool_calls: s
+            .detail()
             .tool_calls
             .iter()
             .map(|(id, t)| ToolCallJson {
@@ -318,8 +324,8 @@ fn session<'a>(view: &View, s: &'a Session) -> SessionJson<'a> {
                 locally_cancelled: t.locally_cancelled,
             })
             .collect(),
-        transcript: s.transcript.iter().map(|e| entry(s, e)).collect(),
-        plan: s.plan.as_deref().map(sorted),
+        transcript: s.detail().transcript.iter().map(|e| entry(s, e)).collect(),
+        plan: s.detail().plan.as_deref().map(sorted),
     }
 }
 
@@ -364,7 +370,7 @@ fn entry<'a>(s: &'a Session, e: &'a Entry) -> EntryJson<'a> {
             }
         }
         Entry::ToolCall(id) => {
-            let call = s.tool_calls.get(id);
+            let call = s.detail().tool_calls.get(id);
             EntryJson {
                 kind: "tool_call",
                 message_id: None,
@@ -451,8 +457,8 @@ fn line(out: &mut String, view: &View, s: &Session, indent: &str, branch: &str) 
             " · no cancel"
         });
     }
-    if !s.messages.is_empty() {
-        let _ = write!(out, " · {} message(s)", s.messages.len());
+    if !s.detail().messages.is_empty() {
+        let _ = write!(out, " · {} message(s)", s.detail().messages.len());
     }
     out.push('\n');
 }
@@ -479,7 +485,7 @@ pub(crate) fn mermaid(view: &View) -> String {
         }
     }
     for s in &sessions {
-        for m in s.messages.iter() {
+        for m in s.detail().messages.iter() {
             if let (Some(from), Some(to)) = (
                 m.sender.as_deref().and_then(node),
                 m.recipient.as_deref().and_then(node),

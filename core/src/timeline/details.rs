@@ -83,8 +83,8 @@ fn acp_session(view: &acp::view::View, s: &acp::view::Session) -> Described {
     if let Some(state) = &s.state {
         details.push(("state".into(), cut(&state.to_string())));
     }
-    let skip = s.messages.len().saturating_sub(MAX_ITEMS);
-    for m in s.messages.iter().skip(skip) {
+    let skip = s.detail().messages.len().saturating_sub(MAX_ITEMS);
+    for m in s.detail().messages.iter().skip(skip) {
         let way = match (&m.sender, &m.recipient) {
             (Some(from), _) if *from != s.id => format!("from {from}"),
             (_, Some(to)) if *to != s.id => format!("to {to}"),
@@ -93,7 +93,7 @@ fn acp_session(view: &acp::view::View, s: &acp::view::Session) -> Described {
         let text: Vec<String> = m.content.iter().map(|c| c.to_string()).collect();
         details.push((format!("{way} ({})", m.id), cut(&text.join(" "))));
     }
-    for (id, call) in s.tool_calls.iter().take(MAX_ITEMS) {
+    for (id, call) in s.detail().tool_calls.iter().take(MAX_ITEMS) {
         details.push((format!("tool {id}"), call.status.to_string()));
     }
     (

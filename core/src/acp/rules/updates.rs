@@ -223,7 +223,11 @@ impl Checker {
         let Some(s) = self.view.session(session) else {
             return;
         };
-        let cancelled_call = s.tool_calls.get(call).is_some_and(|c| c.locally_cancelled);
+        let cancelled_call = s
+            .detail()
+            .tool_calls
+            .get(call)
+            .is_some_and(|c| c.locally_cancelled);
         let stop = s.state.as_deref().and_then(|v| v.get("stopReason"));
         let confirmed = self.view.current_state(session) == Some("idle")
             && stop.and_then(Value::as_str) == Some("cancelled");
@@ -253,7 +257,7 @@ impl Checker {
         let own = self
             .view
             .session(session)
-            .is_some_and(|s| s.tool_calls.contains_key(call));
+            .is_some_and(|s| s.detail().tool_calls.contains_key(call));
         let Some(owner) = self
             .view
             .tool_call_owner(call)

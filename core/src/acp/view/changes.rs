@@ -170,10 +170,14 @@ impl View {
                 Change::AcpLabelsChanged {
                     title: s.title.clone(),
                     description: s.description.clone(),
-                    cwd: s.cwd.clone(),
-                    additional_directories: s.additional_directories.as_deref().map(sorted),
-                    meta: s.meta.as_deref().map(sorted),
-                    conversation_title: s.conversation_title.clone(),
+                    cwd: s.detail().cwd.clone(),
+                    additional_directories: s
+                        .detail()
+                        .additional_directories
+                        .as_deref()
+                        .map(sorted),
+                    meta: s.detail().meta.as_deref().map(sorted),
+                    conversation_title: s.detail().conversation_title.clone(),
                     session: id,
                 }
             }
@@ -197,6 +201,7 @@ impl View {
             }
             Touch::Usage(id) => Change::AcpUsageChanged {
                 usage: session(&id)?
+                    .detail()
                     .usage
                     .as_deref()
                     .map(sorted)
@@ -205,7 +210,7 @@ impl View {
             },
             Touch::Message(id, index) => {
                 let s = session(&id)?;
-                let m = s.messages.get(index)?;
+                let m = s.detail().messages.get(index)?;
                 Change::AcpMessageChanged {
                     message: crate::trace::borrowed::to_value(&message(s, m)).ok()?,
                     index,
@@ -213,7 +218,7 @@ impl View {
                 }
             }
             Touch::ToolCall(id, call) => {
-                let c = session(&id)?.tool_calls.get(&call)?;
+                let c = session(&id)?.detail().tool_calls.get(&call)?;
                 Change::AcpToolCallChanged {
                     status: c.status.clone(),
                     locally_cancelled: c.locally_cancelled,
@@ -235,7 +240,7 @@ impl View {
             },
             Touch::TranscriptCleared(id) => Change::AcpTranscriptCleared { session: id },
             Touch::Plan(id) => Change::AcpPlanChanged {
-                plan: session(&id)?.plan.as_deref().map(sorted),
+                plan: session(&id)?.detail().plan.as_deref().map(sorted),
                 session: id,
             },
             Touch::RequestPending(p) => Change::AcpRequestPending {

@@ -180,6 +180,10 @@ pub struct ToolCall {
 }
 
 /// One session as the Client sees it.
+///
+/// What most sessions of a long stream never get (messages, tool calls, a transcript,
+/// usage, the final revision's patches) is in its [`Detail`], shared by every session
+/// that has none of it, so an idle child costs its hot fields alone.
 #[derive(Debug, Clone)]
 pub struct Session {
     /// Its id.
@@ -192,15 +196,13 @@ pub struct Session {
     pub children: Vector<Id>,
     /// Created by the Agent through `session/new` or `session/fork`.
     pub agent_root: bool,
+    /// Ever set up as a root: a `session/new` / `session/fork` result or a
+    /// `session/load` / `session/resume` request (trace-wide).
+    pub set_up: bool,
     /// The parent's label for it (`subagent_update.title`).
     pub title: Option<Arc<str>>,
     /// The parent's description of it.
     pub description: Option<Arc<str>>,
-    /// Its working directory as the association reported it (`cwd`, defined by the final
-    /// revision and sent by codex-acp): a nullable patch, kept as sent; `None` while unset.
-    pub cwd: Option<Arc<str>>,
-    /// Its own conversation title (`session_info_update`), never the parent's label.
-    pub conversation_title: Option<Arc<str>>,
     /// `capabilities` as last reported (`Some(Null)` after an explicit clear); shared
     /// with the other sessions that hold an equal value.
     pub capabilities: Option<Arc<Value>>,
@@ -209,6 +211,26 @@ pub struct Session {
     pub state: Option<Arc<Value>>,
     /// Transitions into `idle` (a repeated or mirrored copy does not count again).
     pub idle_transitions: u64,
+    /// The rest, shared with every session that holds none of it.
+    detail: Arc<Detail>,
+    /// v2: what its own `state_update` stream reported on this connection since the
+    /// last reset (a delayed parent copy never replaces newer state).
+    child_stream: Option<Box<ChildStream>>,
+
+    announced_on: Option<u64>,
+    cancel_granted_on: Option<u64>,
+    state_current_on: Option<u64>,
+    replay_epoch: u64,
+}
+
+/// The part of a [`Session`] most sessions never fill.
+#[derive(Debug, Clone, Default)]
+pub struct Detail {
+    /// Its working directory as the association reported it (`cwd`, defined by the final
+    /// revision and sent by codex-acp): a nullable patch, kept as sent; `None` while unset.
+    pub cwd: Option<Arc<str>>,
+    /// Its own conversation title (`session_info_update`), never the parent's label.
+    pub conversation_title: Option<Arc<str>>,
     /// The last `usage_update` (latest cumulative value; never summed). Shared (`Arc`),
     /// as `state` and `capabilities` are, so a session copy does not copy it.
     pub usage: Option<Arc<Value>>,
@@ -224,56 +246,46 @@ pub struct Session {
     pub additional_directories: Option<Arc<Value>>,
     /// The association's `_meta` as last patched.
     pub meta: Option<Arc<Value>>,
-    /// Ever set up as a root: a `session/new` / `session/fork` result or a
-    /// `session/load` / `session/resume` request (trace-wide).
-    pub set_up: bool,
     /// Its current plan (the last `plan` update's entries), under the transcripts option.
     pub plan: Option<Arc<Value>>,
-    /// v2: what its own `state_update` stream reported on this connection since the
-    /// last reset (a delayed parent copy never replaces newer state).
-    child_stream: Option<Box<ChildStream>>,
     /// The replay epoch its ordinary transcript was last written in.
     transcript_epoch: u64,
     message_index: OrdMap<Id, usize>,
-    announced_on: Option<u64>,
     setup_on: Option<u64>,
-    cancel_granted_on: Option<u64>,
-    state_current_on: Option<u64>,
-    replay_epoch: u64,
 }
 
 impl Session {
-    fn new(id: Id, seq: u64) -> Self {
+    /// A new session whose detail is `empty` (the view's shared empty one).
+    fn new(id: Id, seq: u64, empty: Arc<Detail>) -> Self {
         Self {
             id,
             seq,
             parent: None,
             children: Vector::new(),
             agent_root: false,
+            set_up: false,
             title: None,
             description: None,
-            cwd: None,
-            conversation_title: None,
             capabilities: None,
             state: None,
             idle_transitions: 0,
-            usage: None,
-            messages: Vector::new(),
-            tool_calls: OrdMap::new(),
-            transcript: Vector::new(),
-            additional_directories: None,
-            meta: None,
-            set_up: false,
-            plan: None,
+            detail: empty,
             child_stream: None,
-            transcript_epoch: 0,
-            message_index: OrdMap::new(),
             announced_on: None,
-            setup_on: None,
             cancel_granted_on: None,
             state_current_on: None,
             replay_epoch: 0,
         }
+    }
+
+    /// Its messages, tool calls, transcript, usage and the final revision's patches.
+    pub fn detail(&self) -> &Detail {
+        &self.detail
+    }
+
+    /// [`Session::detail`] to write (its own copy from the first write on).
+    fn detail_mut(&mut self) -> &mut Detail {
+        Arc::make_mut(&mut self.detail)
     }
 
     /// The `state` discriminator of the last snapshot.
@@ -298,8 +310,10 @@ impl Session {
 
     /// A message of its transcript.
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.messages
-            .get(*self.message_index.get(id)?)
+        let detail = self.detail();
+        detail
+            .messages
+            .get(*detail.message_index.get(id)?)
             .map(|m| &**m)
     }
 }
@@ -428,6 +442,8 @@ pub struct View {
     touches: Vec<changes::Touch>,
     /// Every session id in order of first appearance.
     order: Vector<Id>,
+    /// The detail of every session that has none of its own.
+    empty_detail: Arc<Detail>,
 }
 
 impl View {
@@ -455,6 +471,7 @@ impl View {
             pool: Pool::default(),
             touches: Vec::new(),
             order: Vector::new(),
+            empty_detail: Arc::default(),
         }
     }
 
@@ -553,7 +570,7 @@ impl View {
     pub fn routable(&self, id: &str) -> bool {
         self.sessions.get(id).is_some_and(|s| {
             s.announced_on == Some(self.conn)
-                || (s.parent.is_none() && s.setup_on == Some(self.conn))
+                || (s.parent.is_none() && s.detail().setup_on == Some(self.conn))
         })
     }
 
@@ -724,7 +741,8 @@ impl View {
             .sessions
             .values()
             .flat_map(|s| {
-                s.tool_calls
+                s.detail()
+                    .tool_calls
                     .iter()
                     .filter(|(_, c)| matches!(&*c.status, "pending" | "in_progress"))
                     .map(|(k, _)| (s.id.clone(), k.clone()))
@@ -774,7 +792,8 @@ impl View {
             }
             if !written.contains(&s.id) {
                 assert!(
-                    s.messages
+                    s.detail()
+                        .messages
                         .iter()
                         .all(|m| m.period.1 < s.replay_epoch && m.content_epoch < s.replay_epoch),
                     "`{}` has a current-epoch message but is not in the transcript set",

@@ -123,7 +123,7 @@ impl View {
                 let Some(s) = self.session_mut(root) else {
                     return;
                 };
-                s.setup_on = Some(conn);
+                s.detail_mut().setup_on = Some(conn);
                 let was_set_up = std::mem::replace(&mut s.set_up, true);
                 let root = s.id.clone();
                 if !was_set_up {
@@ -215,7 +215,7 @@ impl View {
                         s.agent_root = true;
                         s.set_up = true;
                     }
-                    s.setup_on = Some(conn);
+                    s.detail_mut().setup_on = Some(conn);
                     self.touch(Touch::Identity(id));
                 }
             }
@@ -265,14 +265,14 @@ impl View {
                 if let Some(title) = patch_str(string_patch(u.update, "title"))
                     && let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut)
                 {
-                    s.conversation_title = title;
+                    s.detail_mut().conversation_title = title;
                     self.touch(Touch::Labels(outer));
                 }
             }
             "usage_update" => {
                 if let Some(s) = self.sessions.get_mut(&outer).map(Arc::make_mut) {
                     let usage = Value::Object(wire::state_update_snapshot(u.update));
-                    s.usage = Some(Arc::new(usage));
+                    s.detail_mut().usage = Some(Arc::new(usage));
                     self.touch(Touch::Usage(outer));
                 }
             }
@@ -333,9 +333,9 @@ impl View {
         s.announced_on = Some(conn);
         patch_labels(s, update);
         if update.contains_key("_meta") {
-            let mut meta = s.meta.take().map(Arc::unwrap_or_clone);
+            let mut meta = s.detail_mut().meta.take().map(Arc::unwrap_or_clone);
             patch_meta(&mut meta, update, merge_meta);
-            s.meta = meta.map(Arc::new);
+            s.detail_mut().meta = meta.map(Arc::new);
         }
         let labels_changed = Labels::of(s) != labels_before;
         let mut granted = false;
@@ -476,12 +476,12 @@ impl View {
             return;
         };
         let epoch = s.replay_epoch;
-        let index = match s.message_index.get(message_id) {
+        let index = match s.detail_mut().message_index.get(message_id) {
             Some(&i) => i,
             None => {
-                let i = s.messages.len();
-                s.message_index.insert(message_id.into(), i);
-                s.messages.push_back(Arc::new(Message {
+                let i = s.detail_mut().messages.len();
+                s.detail_mut().message_index.insert(message_id.into(), i);
+                s.detail_mut().messages.push_back(Arc::new(Message {
                     id: message_id.into(),
                     sender: None,
                     recipient: None,
@@ -495,7 +495,7 @@ impl View {
                 i
             }
         };
-        let Some(m) = s.messages.get_mut(index).map(Arc::make_mut) else {
+        let Some(m) = s.detail_mut().messages.get_mut(index).map(Arc::make_mut) else {
             return;
         };
         // Participants accumulate within one (connection, replay epoch); a new period
@@ -573,7 +573,10 @@ impl View {
                 continue;
             };
             for call in &calls {
-                if let Some(c) = s.tool_calls.get_mut(call) {
+                if !s.detail().tool_calls.contains_key(call) {
+                    continue;
+                }
+                if let Some(c) = s.detail_mut().tool_calls.get_mut(call) {
                     c.status = "cancelled".into();
                     c.locally_cancelled = true;
                 }
@@ -666,7 +669,11 @@ impl View {
         let id: Id = id.into();
         self.sessions.insert(
             id.clone(),
-            Arc::new(Session::new(id.clone(), self.next_seq)),
+            Arc::new(Session::new(
+                id.clone(),
+                self.next_seq,
+                self.empty_detail.clone(),
+            )),
         );
         self.next_seq += 1;
         self.order.push_back(id.clone());
@@ -835,13 +842,13 @@ fn patch_labels(s: &mut Session, update: &Object<'_>) {
         s.description = description;
     }
     if let Some(cwd) = patch_str(string_patch(update, "cwd")) {
-        s.cwd = cwd;
+        s.detail_mut().cwd = cwd;
     }
     match update.get("additionalDirectories") {
         None => {}
-        Some(Json::Null) => s.additional_directories = None,
+        Some(Json::Null) => s.detail_mut().additional_directories = None,
         Some(dirs @ Json::Array(_)) => {
-            s.additional_directories = Some(Arc::new(dirs.to_value()));
+            s.detail_mut().additional_directories = Some(Arc::new(dirs.to_value()));
         }
         Some(_) => {}
     }
@@ -862,9 +869,9 @@ impl Labels {
         Self {
             title: s.title.clone(),
             description: s.description.clone(),
-            cwd: s.cwd.clone(),
-            additional_directories: s.additional_directories.clone(),
-            meta: s.meta.clone(),
+            cwd: s.detail().cwd.clone(),
+            additional_directories: s.detail().additional_directories.clone(),
+            meta: s.detail().meta.clone(),
         }
     }
 }

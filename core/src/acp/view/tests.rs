@@ -222,10 +222,10 @@ fn incoming_and_outgoing_views_stay_apart() {
         ),
     ]);
     assert!(
-        v.session("A").unwrap().messages.is_empty(),
+        v.session("A").unwrap().detail().messages.is_empty(),
         "no incoming entry is inferred"
     );
-    assert_eq!(v.session("R").unwrap().messages.len(), 1);
+    assert_eq!(v.session("R").unwrap().detail().messages.len(), 1);
 }
 
 #[test]
@@ -270,10 +270,14 @@ fn association_cwd_is_kept_as_a_nullable_patch() {
         sub("R", "A", json!({"state":{"state":"running"}})),
     ]);
     let a = v.session("A").unwrap();
-    assert_eq!(a.cwd.as_deref(), Some("/w"), "omitted keeps it");
+    assert_eq!(a.detail().cwd.as_deref(), Some("/w"), "omitted keeps it");
     assert_eq!(a.description.as_deref(), Some("task"));
     let cleared = v.apply(8, &sub("R", "A", json!({"cwd":null})));
-    assert_eq!(cleared.session("A").unwrap().cwd, None, "null clears it");
+    assert_eq!(
+        cleared.session("A").unwrap().detail().cwd,
+        None,
+        "null clears it"
+    );
 }
 
 #[test]
@@ -405,7 +409,8 @@ fn costs_are_the_latest_cumulative_value_per_session() {
         usage("A", 0.3),
         usage("R", 1.2),
     ]);
-    let cost = |s: &str| v.session(s).unwrap().usage.as_ref().unwrap()["cost"]["amount"].as_f64();
+    let cost =
+        |s: &str| v.session(s).unwrap().detail().usage.as_ref().unwrap()["cost"]["amount"].as_f64();
     assert_eq!((cost("R"), cost("A")), (Some(1.2), Some(0.3)));
 }
 
@@ -415,7 +420,7 @@ fn reported_numbers_are_kept_exactly_as_sent() {
     // decimal; the view must give the same number back, not 0.001815.
     let line = r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"R","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":0.0018150000000000002,"currency":"USD"}}}}}"#;
     let v = check(&[line.to_owned()]);
-    let usage = v.session("R").unwrap().usage.clone().unwrap();
+    let usage = v.session("R").unwrap().detail().usage.clone().unwrap();
     assert_eq!(
         serde_json::to_string(&usage["cost"]["amount"]).unwrap(),
         "0.0018150000000000002"
@@ -436,7 +441,7 @@ fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
         ),
         client("session/cancel", None, json!({"sessionId":"R"})),
     ]);
-    let calls = &v.session("A").unwrap().tool_calls;
+    let calls = &v.session("A").unwrap().detail().tool_calls;
     assert!(calls.get("c1").unwrap().locally_cancelled);
     assert_eq!(&*calls.get("c2").unwrap().status, "completed");
     let v = v.apply(
@@ -447,7 +452,13 @@ fn cancel_marks_unfinished_tool_calls_until_the_agent_reports() {
         ),
     );
     assert_eq!(
-        &*v.session("A").unwrap().tool_calls.get("c1").unwrap().status,
+        &*v.session("A")
+            .unwrap()
+            .detail()
+            .tool_calls
+            .get("c1")
+            .unwrap()
+            .status,
         "failed"
     );
 }
@@ -642,8 +653,10 @@ fn assert_cancel_matches_walk(before: &View, after: &View, target: &str) {
             .filter(|d| before.current_state(d) != Some("idle")),
     );
     for s in before.sessions() {
-        for (call, c) in &s.tool_calls {
-            let now = after.session(&s.id).and_then(|a| a.tool_calls.get(call));
+        for (call, c) in &s.detail().tool_calls {
+            let now = after
+                .session(&s.id)
+                .and_then(|a| a.detail().tool_calls.get(call));
             let open = matches!(&*c.status, "pending" | "in_progress");
             let expected = if open && affected.contains(&s.id) {
                 ToolCall {
@@ -704,9 +717,9 @@ fn a_tool_call_update_on_another_session_moves_and_invents_nothing() {
         call("A", "tool_call", "c", "in_progress"),
         call("R", "tool_call_update", "c", "completed"),
     ]);
-    assert!(v.session("R").unwrap().tool_calls.is_empty());
+    assert!(v.session("R").unwrap().detail().tool_calls.is_empty());
     assert_eq!(
-        &*v.session("A").unwrap().tool_calls["c"].status,
+        &*v.session("A").unwrap().detail().tool_calls["c"].status,
         "in_progress"
     );
     assert_eq!(v.tool_call_owner("c").map(|s| &**s), Some("A"));
@@ -722,7 +735,11 @@ fn the_narrowed_cascade_marks_a_descendant_at_its_cancelled_idle() {
         call("A", "tool_call", "c", "pending"),
         client("session/cancel", None, json!({"sessionId":"R"})),
     ];
-    let status = |v: &View| v.session("A").unwrap().tool_calls["c"].status.to_string();
+    let status = |v: &View| {
+        v.session("A").unwrap().detail().tool_calls["c"]
+            .status
+            .to_string()
+    };
     assert_eq!(status(&under(Revision::Seed, &records)), "cancelled");
     let narrowed = under(Revision::Narrowed, &records);
     assert_eq!(status(&narrowed), "pending");

@@ -35,11 +35,13 @@ impl View {
         let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) else {
             return false;
         };
-        if s.transcript_epoch != s.replay_epoch {
-            let shown = !s.transcript.is_empty() || s.plan.is_some();
-            s.transcript = Vector::new();
-            s.plan = None;
-            s.transcript_epoch = s.replay_epoch;
+        if s.detail().transcript_epoch != s.replay_epoch {
+            let epoch = s.replay_epoch;
+            let detail = s.detail_mut();
+            let shown = !detail.transcript.is_empty() || detail.plan.is_some();
+            detail.transcript = Vector::new();
+            detail.plan = None;
+            detail.transcript_epoch = epoch;
             if shown {
                 self.touch(Touch::TranscriptCleared(session.clone()));
             }
@@ -65,8 +67,8 @@ impl View {
             .get("messageId")
             .and_then(Json::as_str)
             .map(Into::into);
-        let index = s.transcript.len().saturating_sub(1);
-        if let Some(last) = s.transcript.back_mut().map(Arc::make_mut)
+        let index = s.detail_mut().transcript.len().saturating_sub(1);
+        if let Some(last) = s.detail_mut().transcript.back_mut().map(Arc::make_mut)
             && let Entry::Text {
                 kind: k,
                 message_id: m,
@@ -79,14 +81,14 @@ impl View {
             self.touch(Touch::EntryAppended(session.clone(), index, sorted(block)));
             return;
         }
-        let index = s.transcript.len();
+        let index = s.detail_mut().transcript.len();
         let mut entry = Map::new();
         entry.insert("type".into(), Value::from(kind));
         if let Some(id) = &message_id {
             entry.insert("messageId".into(), Value::from(&**id));
         }
         entry.insert("content".into(), Value::Array(vec![sorted(block)]));
-        s.transcript.push_back(Arc::new(Entry::Text {
+        s.detail_mut().transcript.push_back(Arc::new(Entry::Text {
             kind,
             message_id,
             content: Vector::unit(block.clone()),
@@ -104,7 +106,7 @@ impl View {
             return;
         }
         if let Some(s) = self.sessions.get_mut(session).map(Arc::make_mut) {
-            s.plan = Some(Arc::new(
+            s.detail_mut().plan = Some(Arc::new(
                 update
                     .get("entries")
                     .map_or(Value::Null, JsonRead::to_value),
@@ -126,20 +128,29 @@ impl View {
         let Some(s) = self.sessions.get_mut(outer).map(Arc::make_mut) else {
             return;
         };
-        let existing = s.tool_calls.get_key_value(call).map(|(k, _)| k.clone());
+        let existing = s
+            .detail_mut()
+            .tool_calls
+            .get_key_value(call)
+            .map(|(k, _)| k.clone());
         let opens = kind == "tool_call";
         if existing.is_none() && !opens && (status.is_none() || foreign) {
             return;
         }
         let key: Arc<str> = existing.clone().unwrap_or_else(|| call.into());
         let mut added = None;
-        let mut entry = s.tool_calls.get(call).cloned().unwrap_or(ToolCall {
-            status: "pending".into(),
-            locally_cancelled: false,
-            title: None,
-            kind: None,
-            shown_in: None,
-        });
+        let mut entry = s
+            .detail_mut()
+            .tool_calls
+            .get(call)
+            .cloned()
+            .unwrap_or(ToolCall {
+                status: "pending".into(),
+                locally_cancelled: false,
+                title: None,
+                kind: None,
+                shown_in: None,
+            });
         if let Some(status) = status {
             entry.status = status.into();
             entry.locally_cancelled = false;
@@ -152,14 +163,15 @@ impl View {
             }
             if entry.shown_in != Some(s.replay_epoch) {
                 entry.shown_in = Some(s.replay_epoch);
-                added = Some(s.transcript.len());
-                s.transcript
+                added = Some(s.detail_mut().transcript.len());
+                s.detail_mut()
+                    .transcript
                     .push_back(Arc::new(Entry::ToolCall(key.clone())));
             }
         }
         let open = is_open(&entry.status);
         let touched_status = status.is_some() || existing.is_none();
-        s.tool_calls.insert(key.clone(), entry);
+        s.detail_mut().tool_calls.insert(key.clone(), entry);
         let session = s.id.clone();
         if opens && existing.is_none() {
             self.call_owners.insert(key.clone(), session.clone());

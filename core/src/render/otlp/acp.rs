@@ -41,7 +41,10 @@ pub(super) fn spans(view: &View, rec: &Recorder) -> Vec<Span> {
                 event(rec.nanos(stamp), mapping::ACP_STATE, attributes)
             })
             .collect();
-        let label = s.title.as_deref().or(s.conversation_title.as_deref());
+        let label = s
+            .title
+            .as_deref()
+            .or(s.detail().conversation_title.as_deref());
         out.push(Span {
             trace_id: trace_id.clone(),
             span_id: span_id.clone(),
@@ -55,7 +58,7 @@ pub(super) fn spans(view: &View, rec: &Recorder) -> Vec<Span> {
             dropped_events_count: dropped,
             status: Status::default(),
         });
-        for (id, call) in &s.tool_calls {
+        for (id, call) in &s.detail().tool_calls {
             let key = (s.id.to_string(), id.to_string());
             let times = rec.acp_tools.get(&key).copied().unwrap_or_default();
             let (from, to) = bounds(rec, times, Some((start, end)));

@@ -570,6 +570,7 @@ pub(super) fn acp_session_attributes(s: &AcpSession, root: &str) -> Vec<KeyValue
         ("size", "lineage.acp.usage.size"),
     ] {
         if let Some(n) = s
+            .detail()
             .usage
             .as_ref()
             .and_then(|u| u.get(field))
