@@ -2,6 +2,8 @@
 //! compact records in, the view out (every intermediate view is also kept and checked
 //! unchanged by later steps).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::{Id, ToolCall, View, ViewOptions};
@@ -750,4 +752,39 @@ fn the_narrowed_cascade_marks_a_descendant_at_its_cancelled_idle() {
         json!({"state":{"state":"idle","stopReason":"cancelled"}}),
     ));
     assert_eq!(status(&under(Revision::Narrowed, &more)), "cancelled");
+}
+
+#[test]
+fn a_session_without_messages_calls_or_patches_shares_the_empty_detail() {
+    // The detail is copied on its first write only: announcing, labelling, a work
+    // state, a cancel grant and an idle report write none of it (a root's setup does:
+    // roots are few).
+    let v = check(&[
+        sub("R", "A", json!({"title":"t","state":{"state":"running"}})),
+        sub(
+            "A",
+            "B",
+            json!({"description":"d","capabilities":{"cancel":{}}}),
+        ),
+        upd(
+            "B",
+            json!({"sessionUpdate":"state_update","state":{"state":"idle"}}),
+        ),
+        client("session/cancel", None, json!({"sessionId":"B"})),
+    ]);
+    for id in ["A", "B"] {
+        let s = v.session(id).unwrap();
+        assert!(Arc::ptr_eq(&s.detail, &v.empty_detail), "{id}");
+    }
+    let v = check(&[
+        sub("R", "A", json!({"cwd":"/w"})),
+        upd(
+            "A",
+            json!({"sessionUpdate":"usage_update","used":1,"size":2}),
+        ),
+    ]);
+    let a = v.session("A").unwrap();
+    assert!(!Arc::ptr_eq(&a.detail, &v.empty_detail));
+    assert_eq!(a.detail().cwd.as_deref(), Some("/w"));
+    assert!(v.empty_detail.cwd.is_none() && v.empty_detail.usage.is_none());
 }
