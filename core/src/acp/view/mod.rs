@@ -58,6 +58,7 @@ mod changes;
 pub(crate) mod json;
 mod pool;
 mod reduce;
+mod sessions;
 #[cfg(test)]
 mod tests;
 mod tour;
@@ -71,6 +72,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet, Vector};
 use pool::Pool;
 use serde_json::Value;
+use sessions::Sessions;
 use tour::{Set, Tour};
 
 use super::wire::{RpcId, Side, StateKey};
@@ -410,9 +412,10 @@ pub struct View {
     version: Option<u64>,
     init: Option<ClientCaps>,
     next_seq: u64,
-    /// Every session ever seen; shared, so a copy-on-write of a map node after an O(1)
-    /// clone of the view copies pointers, never the neighbours' values.
-    sessions: OrdMap<Id, Arc<Session>>,
+    /// Every session ever seen, by id and in order of first appearance; shared, so a
+    /// copy on write after an O(1) clone of the view copies pointers, never the
+    /// neighbours' values.
+    sessions: Sessions,
     pending: OrdMap<(Side, RpcId), Pending>,
     windows: OrdMap<RpcId, Window>,
     attempts: OrdMap<RpcId, Attempt>,
@@ -440,8 +443,6 @@ pub struct View {
     pool: Pool,
     /// What the records applied since the engine last asked wrote (changes option).
     touches: Vec<changes::Touch>,
-    /// Every session id in order of first appearance.
-    order: Vector<Id>,
     /// The detail of every session that has none of its own.
     empty_detail: Arc<Detail>,
 }
@@ -456,7 +457,7 @@ impl View {
             version: options.header_version,
             init: None,
             next_seq: 0,
-            sessions: OrdMap::new(),
+            sessions: Sessions::default(),
             pending: OrdMap::new(),
             windows: OrdMap::new(),
             attempts: OrdMap::new(),
@@ -470,7 +471,6 @@ impl View {
             draft_shapes: None,
             pool: Pool::default(),
             touches: Vec::new(),
-            order: Vector::new(),
             empty_detail: Arc::default(),
         }
     }
@@ -547,9 +547,7 @@ impl View {
     /// Every session, in order of first appearance (no copy, no sort: the view keeps
     /// that order as it learns of sessions).
     pub fn sessions(&self) -> impl DoubleEndedIterator<Item = &Session> + '_ {
-        self.order
-            .iter()
-            .filter_map(|id| self.sessions.get(id).map(|s| &**s))
+        self.sessions.values().map(|s| &**s)
     }
 
     /// Is `id` a child (associated under a parent at some point of the trace)?
@@ -644,7 +642,7 @@ impl View {
         let limit = self.sessions.len() + 1;
         std::iter::successors(Some(id), move |cur| {
             self.sessions
-                .get(*cur)
+                .get(cur)
                 .and_then(|s| s.parent.as_ref())
                 .map(|p| &**p)
         })
@@ -730,14 +728,15 @@ impl View {
         self.tour.assert_consistent();
         let mut working: Vec<Id> = self.tour.members(Set::Working);
         working.sort();
-        let expected: Vec<Id> = self
+        let mut expected: Vec<Id> = self
             .sessions
-            .keys()
+            .values()
+            .map(|s| s.id.clone())
             .filter(|id| matches!(self.current_state(id), Some("running" | "requires_action")))
-            .cloned()
             .collect();
+        expected.sort();
         assert_eq!(working, expected);
-        let open: Vec<(Id, Arc<str>)> = self
+        let mut open: Vec<(Id, Arc<str>)> = self
             .sessions
             .values()
             .flat_map(|s| {
@@ -753,6 +752,7 @@ impl View {
             .iter()
             .flat_map(|(s, calls)| calls.iter().map(|c| (s.clone(), c.clone())))
             .collect();
+        open.sort();
         assert_eq!(indexed, open);
         self.assert_sparse_sets();
     }

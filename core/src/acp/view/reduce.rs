@@ -676,7 +676,6 @@ impl View {
             )),
         );
         self.next_seq += 1;
-        self.order.push_back(id.clone());
         self.touch(Touch::Identity(id.clone()));
         match parent {
             Some(parent) => self.tour.add_under(parent, &id),
