@@ -55,6 +55,7 @@
 //! ```
 
 mod changes;
+mod id_map;
 pub(crate) mod json;
 mod pool;
 mod reduce;

@@ -22,6 +22,7 @@ use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use imbl::OrdMap;
 
 use super::Id;
+use super::id_map::IdMap;
 
 /// A position in the tour.
 type Label = u128;
@@ -124,7 +125,7 @@ type Detached = Vec<(Set, Id)>;
 /// The tour. Cloning is O(1) (persistent maps only).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Tour {
-    spans: OrdMap<Id, Span>,
+    spans: IdMap<Span>,
     seq: OrdMap<Label, Entry>,
     /// The root of every tree by its open label, with the tree's number of sessions.
     roots: OrdMap<Label, (Id, usize)>,
@@ -478,7 +479,7 @@ impl Tour {
     /// Test support: spans, labels, roots and sets agree with each other.
     pub(super) fn assert_consistent(&self) {
         assert_eq!(self.seq.len(), 2 * self.spans.len());
-        for (id, span) in &self.spans {
+        for (id, span) in self.spans.iter() {
             assert!(0 < span.open && span.open < span.close && span.close < TOP);
             assert_eq!(self.seq.get(&span.open), Some(&(id.clone(), End::Open)));
             assert_eq!(self.seq.get(&span.close), Some(&(id.clone(), End::Close)));
