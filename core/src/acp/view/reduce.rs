@@ -476,12 +476,13 @@ impl View {
             return;
         };
         let epoch = s.replay_epoch;
-        let index = match s.detail_mut().message_index.get(message_id) {
+        let detail = s.detail_mut();
+        let index = match detail.message_index.get(message_id) {
             Some(&i) => i,
             None => {
-                let i = s.detail_mut().messages.len();
-                s.detail_mut().message_index.insert(message_id.into(), i);
-                s.detail_mut().messages.push_back(Arc::new(Message {
+                let i = detail.messages.len();
+                detail.message_index.insert(message_id.into(), i);
+                detail.messages.push_back(Arc::new(Message {
                     id: message_id.into(),
                     sender: None,
                     recipient: None,
@@ -495,7 +496,7 @@ impl View {
                 i
             }
         };
-        let Some(m) = s.detail_mut().messages.get_mut(index).map(Arc::make_mut) else {
+        let Some(m) = detail.messages.get_mut(index).map(Arc::make_mut) else {
             return;
         };
         // Participants accumulate within one (connection, replay epoch); a new period

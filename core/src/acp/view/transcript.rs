@@ -129,7 +129,7 @@ impl View {
             return;
         };
         let existing = s
-            .detail_mut()
+            .detail()
             .tool_calls
             .get_key_value(call)
             .map(|(k, _)| k.clone());
@@ -140,7 +140,7 @@ impl View {
         let key: Arc<str> = existing.clone().unwrap_or_else(|| call.into());
         let mut added = None;
         let mut entry = s
-            .detail_mut()
+            .detail()
             .tool_calls
             .get(call)
             .cloned()
@@ -163,10 +163,9 @@ impl View {
             }
             if entry.shown_in != Some(s.replay_epoch) {
                 entry.shown_in = Some(s.replay_epoch);
-                added = Some(s.detail_mut().transcript.len());
-                s.detail_mut()
-                    .transcript
-                    .push_back(Arc::new(Entry::ToolCall(key.clone())));
+                let transcript = &mut s.detail_mut().transcript;
+                added = Some(transcript.len());
+                transcript.push_back(Arc::new(Entry::ToolCall(key.clone())));
             }
         }
         let open = is_open(&entry.status);
