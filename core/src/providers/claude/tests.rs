@@ -1892,3 +1892,40 @@ fn cancellation_the_interrupted_query_s_late_result_is_one_note_whatever_the_ord
         assert_eq!(codes(&r), [Code::LateProviderTerminal], "{case}");
     }
 }
+
+/// The root turn of `a_root_stream_event_disarms_the_continuation_timeout` up to the final
+/// child's completed notification at 20 000 ms (the continuation's 30 s run to 50 000),
+/// then `after`, each with its time.
+fn after_the_final_notification(after: &[(String, u64)]) -> Replay {
+    let mut lines = vec![
+        at(user("go"), 1_000),
+        at(init(), 1_100),
+        at(launch("toolu_a", true), 1_200),
+        at(task("local_agent", "ta", "toolu_a", true), 1_300),
+        at(async_launched("toolu_a"), 1_400),
+        at(text("started"), 1_500),
+        at(result("success"), 1_600),
+        at(notification("ta", "toolu_a", "completed"), 20_000),
+    ];
+    lines.extend(after.iter().map(|(line, ms)| at(line.clone(), *ms)));
+    replay(&lines)
+}
+
+/// *Claude Code SDK Mapping*: "The sidecar waits at most 30 seconds for the first root
+/// stream or assistant event. Once root output begins, the timeout is disarmed." A
+/// `system/init` of the continuation is its first output: in time, it disarms the
+/// timeout (a reply long after is still the continuation's); after the timeout, it is
+/// the stale continuation's output.
+#[test]
+fn a_continuation_s_system_init_disarms_its_timeout_in_time_and_is_stale_after_it() {
+    let r = after_the_final_notification(&[
+        (init(), 30_000),
+        (text("The background subagent finished."), 70_000),
+        (result("success"), 70_100),
+    ]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), Vec::<Code>::new());
+    let r = after_the_final_notification(&[(init(), 60_000)]);
+    assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
+    assert_eq!(codes(&r), [Code::StaleContinuation]);
+}
