@@ -54,7 +54,8 @@
 //! `ARCHITECTURE.md` for the invariants each module keeps.
 //!
 //! Snapshots and views are persistent: their public fields hold [`imbl`] collections
-//! ([`Session::turns`], [`acp::view::Session::messages`], …) and [`serde_json`] values.
+//! ([`Session::turns`], [`acp::view::Session::children`],
+//! [`acp::view::Detail::messages`], …) and [`serde_json`] values.
 //! Both crates are re-exported, so a caller names those types at the versions this crate
 //! was built with:
 //!

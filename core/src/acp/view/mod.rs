@@ -374,7 +374,7 @@ pub enum Entry {
         content: Vector<Value>,
     },
     /// A tool call, at the place it was opened (its title and status are in
-    /// [`Session::tool_calls`]).
+    /// [`Detail::tool_calls`]).
     ToolCall(Arc<str>),
 }
 
