@@ -68,6 +68,7 @@ mod transcript;
 pub(crate) use changes::Head;
 pub(crate) use reduce::is_content_block;
 
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use imbl::{OrdMap, OrdSet, Vector};
@@ -220,10 +221,36 @@ pub struct Session {
     /// last reset (a delayed parent copy never replaces newer state).
     child_stream: Option<Box<ChildStream>>,
 
-    announced_on: Option<u64>,
-    cancel_granted_on: Option<u64>,
-    state_current_on: Option<u64>,
+    announced_on: Stamp,
+    cancel_granted_on: Stamp,
+    state_current_on: Stamp,
     replay_epoch: u64,
+}
+
+/// The connection a fact was learned on (numbered from 1), or none, in eight bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp(Option<NonZeroU64>);
+
+impl Stamp {
+    const NONE: Stamp = Stamp(None);
+
+    /// Learned on connection `conn` (0, which no connection has, stamps nothing).
+    fn on(conn: u64) -> Self {
+        Stamp(NonZeroU64::new(conn))
+    }
+
+    /// `on(conn)` when `learned`, else none.
+    fn on_if(learned: bool, conn: u64) -> Self {
+        if learned { Self::on(conn) } else { Self::NONE }
+    }
+
+    fn is_on(self, conn: u64) -> bool {
+        self.0.is_some_and(|c| c.get() == conn)
+    }
+
+    fn is_set(self) -> bool {
+        self.0.is_some()
+    }
 }
 
 /// The part of a [`Session`] most sessions never fill.
@@ -274,9 +301,9 @@ impl Session {
             idle_transitions: 0,
             detail: empty,
             child_stream: None,
-            announced_on: None,
-            cancel_granted_on: None,
-            state_current_on: None,
+            announced_on: Stamp::NONE,
+            cancel_granted_on: Stamp::NONE,
+            state_current_on: Stamp::NONE,
             replay_epoch: 0,
         }
     }
@@ -299,16 +326,16 @@ impl Session {
     /// Does it hold a connection-stamped fact? (Every session that does is in the tour's
     /// `Stamped` set; one that left the set by a reset holds none.)
     fn stamped(&self) -> bool {
-        self.announced_on.is_some()
-            || self.cancel_granted_on.is_some()
-            || self.state_current_on.is_some()
+        self.announced_on.is_set()
+            || self.cancel_granted_on.is_set()
+            || self.state_current_on.is_set()
     }
 
     /// Does it hold a fact of connection `conn`?
     fn stamped_on(&self, conn: u64) -> bool {
-        self.announced_on == Some(conn)
-            || self.cancel_granted_on == Some(conn)
-            || self.state_current_on == Some(conn)
+        self.announced_on.is_on(conn)
+            || self.cancel_granted_on.is_on(conn)
+            || self.state_current_on.is_on(conn)
     }
 
     /// A message of its transcript.
@@ -560,7 +587,7 @@ impl View {
     pub fn announced(&self, id: &str) -> bool {
         self.sessions
             .get(id)
-            .is_some_and(|s| s.announced_on == Some(self.conn))
+            .is_some_and(|s| s.announced_on.is_on(self.conn))
     }
 
     /// May the Agent address `id` on this connection: announced, or (for a session that
@@ -568,7 +595,7 @@ impl View {
     /// `session/resume` on this connection.
     pub fn routable(&self, id: &str) -> bool {
         self.sessions.get(id).is_some_and(|s| {
-            s.announced_on == Some(self.conn)
+            s.announced_on.is_on(self.conn)
                 || (s.parent.is_none() && s.detail().setup_on == Some(self.conn))
         })
     }
@@ -588,7 +615,7 @@ impl View {
     pub(crate) fn state_is_current(&self, id: &str) -> bool {
         self.sessions
             .get(id)
-            .is_some_and(|s| s.state.is_some() && s.state_current_on == Some(self.conn))
+            .is_some_and(|s| s.state.is_some() && s.state_current_on.is_on(self.conn))
     }
 
     /// The current work state of `id` (`None` when unconfirmed).
@@ -615,8 +642,8 @@ impl View {
         if s.parent.is_none() {
             return true;
         }
-        s.announced_on == Some(self.conn)
-            && s.cancel_granted_on == Some(self.conn)
+        s.announced_on.is_on(self.conn)
+            && s.cancel_granted_on.is_on(self.conn)
             && !self.resume_pending_over(id)
     }
 
@@ -786,7 +813,7 @@ impl View {
             if !stamped.contains(&s.id) {
                 assert_eq!(
                     (s.announced_on, s.cancel_granted_on, s.state_current_on),
-                    (None, None, None),
+                    (Stamp::NONE, Stamp::NONE, Stamp::NONE),
                     "`{}` holds a fact but is not stamped",
                     s.id
                 );

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::changes::Touch;
 use super::{
-    Attempt, ChildStream, ClientCaps, Id, Message, Path, Pending, Session, Set, View, Window,
+    Attempt, ChildStream, ClientCaps, Id, Message, Path, Pending, Session, Set, Stamp, View, Window,
 };
 use crate::acp::wire::{self, Patch, Rpc, RpcId, Side, StateKey, object_patch, string_patch};
 use crate::finding::Revision;
@@ -176,9 +176,9 @@ impl View {
                 self.touch(Touch::Controls(id.clone()));
             }
             if let Some(s) = self.sessions.get_mut(&id).map(Arc::make_mut) {
-                s.announced_on = None;
-                s.cancel_granted_on = None;
-                s.state_current_on = None;
+                s.announced_on = Stamp::NONE;
+                s.cancel_granted_on = Stamp::NONE;
+                s.state_current_on = Stamp::NONE;
                 s.child_stream = None;
             }
             self.tour.mark(Set::Working, &id, false);
@@ -235,8 +235,8 @@ impl View {
                     // A failed resume voids the grants and states received during it.
                     for id in &attempt.touched {
                         if let Some(s) = self.sessions.get_mut(id).map(Arc::make_mut) {
-                            s.cancel_granted_on = None;
-                            s.state_current_on = None;
+                            s.cancel_granted_on = Stamp::NONE;
+                            s.state_current_on = Stamp::NONE;
                         }
                         self.tour.mark(Set::Working, id, false);
                     }
@@ -330,7 +330,7 @@ impl View {
         }
         let labels_before = Labels::of(s);
         let controls_before = (s.capabilities.clone(), s.announced_on, s.cancel_granted_on);
-        s.announced_on = Some(conn);
+        s.announced_on = Stamp::on(conn);
         patch_labels(s, update);
         if update.contains_key("_meta") {
             let mut meta = s.detail_mut().meta.take().map(Arc::unwrap_or_clone);
@@ -343,14 +343,14 @@ impl View {
             Patch::Omitted | Patch::Invalid(_) => {}
             Patch::Null => {
                 s.capabilities = Some(Arc::new(Value::Null));
-                s.cancel_granted_on = None;
+                s.cancel_granted_on = Stamp::NONE;
             }
             Patch::Set(caps) => {
                 s.capabilities = Some(self.pool.object(caps));
                 // Replaced whole: no `cancel` object means no grant. Historical grants
                 // (inside a replay window) never populate the effective set.
                 let cancel = caps.get("cancel").is_some_and(Json::is_object);
-                s.cancel_granted_on = (cancel && !in_replay).then_some(conn);
+                s.cancel_granted_on = Stamp::on_if(cancel && !in_replay, conn);
                 granted = cancel && !in_replay;
             }
         }
@@ -410,7 +410,7 @@ impl View {
                 return;
             }
         }
-        let was_working = s.state_current_on == Some(conn)
+        let was_working = s.state_current_on.is_on(conn)
             && matches!(s.state_name(), Some("running" | "requires_action"));
         if current && !s.stamped() {
             self.tour.mark(Set::Stamped, id, true);
@@ -429,7 +429,7 @@ impl View {
             && name == Some("idle")
             && snapshot.as_ref().and_then(|v| v.get("stopReason")) == Some(&"cancelled".into());
         s.state = snapshot;
-        s.state_current_on = current.then_some(conn);
+        s.state_current_on = Stamp::on_if(current, conn);
         let work_changed = changed || (s.state_current_on, s.idle_transitions) != work_before;
         let working = current && matches!(s.state_name(), Some("running" | "requires_action"));
         if work_changed {

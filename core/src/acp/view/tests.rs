@@ -788,3 +788,13 @@ fn a_session_without_messages_calls_or_patches_shares_the_empty_detail() {
     assert_eq!(a.detail().cwd.as_deref(), Some("/w"));
     assert!(v.empty_detail.cwd.is_none() && v.empty_detail.usage.is_none());
 }
+
+#[test]
+fn a_stamp_is_a_connection_number_or_none_in_eight_bytes() {
+    use super::Stamp;
+    assert_eq!(std::mem::size_of::<Stamp>(), 8);
+    assert!(Stamp::on(3).is_on(3) && !Stamp::on(3).is_on(2) && Stamp::on(1).is_set());
+    assert!(!Stamp::NONE.is_set() && !Stamp::NONE.is_on(0) && !Stamp::on(0).is_set());
+    assert_eq!(Stamp::on_if(true, 4), Stamp::on(4));
+    assert_eq!(Stamp::on_if(false, 4), Stamp::NONE);
+}
