@@ -1623,18 +1623,10 @@ fn a_root_stream_event_disarms_the_continuation_timeout() {
     let continued = cli(
         json!({"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "The background subagent finished."}]}, "parent_tool_use_id": null, "session_id": R}),
     );
-    let r = replay(&[
-        at(user("go"), 1_000),
-        at(init(), 1_100),
-        at(launch("toolu_a", true), 1_200),
-        at(task("local_agent", "ta", "toolu_a", true), 1_300),
-        at(async_launched("toolu_a"), 1_400),
-        at(text("started"), 1_500),
-        at(result("success"), 1_600),
-        at(notification("ta", "toolu_a", "completed"), 20_000),
-        at(stream, 40_000),
-        at(continued, 60_000),
-        at(result("success"), 60_100),
+    let r = after_the_final_notification(&[
+        (stream, 40_000),
+        (continued, 60_000),
+        (result("success"), 60_100),
     ]);
     assert_eq!(outcome(&r, &format!("{R}#1")), Some(Outcome::Completed));
     assert_eq!(codes(&r), Vec::<Code>::new());
@@ -1893,9 +1885,8 @@ fn cancellation_the_interrupted_query_s_late_result_is_one_note_whatever_the_ord
     }
 }
 
-/// The root turn of `a_root_stream_event_disarms_the_continuation_timeout` up to the final
-/// child's completed notification at 20 000 ms (the continuation's 30 s run to 50 000),
-/// then `after`, each with its time.
+/// A root turn with one background child, up to the child's completed notification at
+/// 20 000 ms (the continuation's 30 s run to 50 000), then `after`, each with its time.
 fn after_the_final_notification(after: &[(String, u64)]) -> Replay {
     let mut lines = vec![
         at(user("go"), 1_000),
