@@ -50,15 +50,10 @@ impl<V: Clone> IdMap<V> {
     }
 
     pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut V> {
-        let at = key(id);
-        if self
-            .by_key
-            .get(&at)
-            .is_some_and(|(known, _)| &**known == id)
-        {
-            return self.by_key.get_mut(&at).map(|(_, v)| v);
+        match self.by_key.get_mut(&key(id)) {
+            Some((known, value)) if &**known == id => Some(value),
+            _ => self.collided.get_mut(id),
         }
-        self.collided.get_mut(id)
     }
 
     pub(super) fn contains_key(&self, id: &str) -> bool {
@@ -67,14 +62,11 @@ impl<V: Clone> IdMap<V> {
 
     /// Sets the value of `id`; returns the one it replaces.
     pub(super) fn insert(&mut self, id: Id, value: V) -> Option<V> {
-        if let Some(slot) = self.get_mut(&id) {
-            return Some(std::mem::replace(slot, value));
-        }
         let at = key(&id);
-        if self.by_key.contains_key(&at) {
-            self.collided.insert(id, value)
-        } else {
-            self.by_key.insert(at, (id, value)).map(|(_, v)| v)
+        match self.by_key.get_mut(&at) {
+            Some((known, slot)) if *known == id => Some(std::mem::replace(slot, value)),
+            Some(_) => self.collided.insert(id, value),
+            None => self.by_key.insert(at, (id, value)).map(|(_, v)| v),
         }
     }
 

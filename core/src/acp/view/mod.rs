@@ -220,7 +220,6 @@ pub struct Session {
     /// v2: what its own `state_update` stream reported on this connection since the
     /// last reset (a delayed parent copy never replaces newer state).
     child_stream: Option<Box<ChildStream>>,
-
     announced_on: Stamp,
     cancel_granted_on: Stamp,
     state_current_on: Stamp,
@@ -228,7 +227,7 @@ pub struct Session {
 }
 
 /// The connection a fact was learned on (numbered from 1), or none, in eight bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Stamp(Option<NonZeroU64>);
 
 impl Stamp {
@@ -281,7 +280,7 @@ pub struct Detail {
     /// The replay epoch its ordinary transcript was last written in.
     transcript_epoch: u64,
     message_index: OrdMap<Id, usize>,
-    setup_on: Option<u64>,
+    setup_on: Stamp,
 }
 
 impl Session {
@@ -596,7 +595,7 @@ impl View {
     pub fn routable(&self, id: &str) -> bool {
         self.sessions.get(id).is_some_and(|s| {
             s.announced_on.is_on(self.conn)
-                || (s.parent.is_none() && s.detail().setup_on == Some(self.conn))
+                || (s.parent.is_none() && s.detail().setup_on.is_on(self.conn))
         })
     }
 

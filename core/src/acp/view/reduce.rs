@@ -123,7 +123,7 @@ impl View {
                 let Some(s) = self.session_mut(root) else {
                     return;
                 };
-                s.detail_mut().setup_on = Some(conn);
+                s.detail_mut().setup_on = Stamp::on(conn);
                 let was_set_up = std::mem::replace(&mut s.set_up, true);
                 let root = s.id.clone();
                 if !was_set_up {
@@ -215,7 +215,7 @@ impl View {
                         s.agent_root = true;
                         s.set_up = true;
                     }
-                    s.detail_mut().setup_on = Some(conn);
+                    s.detail_mut().setup_on = Stamp::on(conn);
                     self.touch(Touch::Identity(id));
                 }
             }
