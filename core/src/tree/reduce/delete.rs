@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use super::super::change::Change;
 use super::settle::evaluate_root_gate;
-use super::tx::{Rejected, Tx};
+use super::tx::{Rejected, Tx, get_mut_present, remove_present};
 use crate::ids::{SessionId, TurnId};
 
 pub(super) fn delete_subtree(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> {
@@ -58,13 +58,13 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
             gates.insert(rel.root_turn.clone());
         }
         if let Some(mark) = &active.cancel
-            && let Some(op) = tx.next.cancels.get_mut(&mark.operation)
+            && let Some(op) = get_mut_present(&mut tx.next.cancels, &mark.operation)
         {
             op.targets.retain(|t| *t != active_id);
         }
     }
     for turn in session.turns.iter() {
-        tx.next.cancels.remove(&turn.id);
+        remove_present(&mut tx.next.cancels, &turn.id);
         let requests: Vec<_> = tx
             .next
             .interactions_of(&turn.id)
@@ -72,8 +72,8 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
             .collect();
         for request in requests {
             let key = (turn.id.clone(), request);
-            tx.next.interactions.remove(&key);
-            tx.next.closed_interactions.remove(&key);
+            remove_present(&mut tx.next.interactions, &key);
+            remove_present(&mut tx.next.closed_interactions, &key);
         }
     }
     tx.with_session(id, |s| {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Interaction, InteractionKind, InteractionStatus, SessionKind};
-use super::tx::{Rejected, Tx};
+use super::tx::{Rejected, Tx, remove_present};
 use crate::ids::{CallId, RequestId, SessionId, TurnId};
 
 pub(super) struct Request<'a> {
@@ -41,9 +41,10 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
     }
     let seq = tx.next_seq();
     // A request id reused on the same turn replaces the closed interaction it named.
-    tx.next
-        .closed_interactions
-        .remove(&(turn_id.clone(), r.request.clone()));
+    remove_present(
+        &mut tx.next.closed_interactions,
+        &(turn_id.clone(), r.request.clone()),
+    );
     tx.next.interactions.insert(
         (turn_id.clone(), r.request.clone()),
         Arc::new(Interaction {

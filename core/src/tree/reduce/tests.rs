@@ -872,6 +872,35 @@ fn a_streamed_delta_appends_without_copying_the_text_already_there() {
     ));
 }
 
+/// A step shares every map it did not change with the snapshot before it, even where it
+/// looked a key up that is not there (`imbl` copies a shared map's search path on every
+/// `remove` and `get_mut`, found or not): a new interaction leaves the closed ones alone,
+/// and a change to an ended child leaves the live sessions alone.
+#[test]
+fn a_step_copies_no_map_it_only_looked_in() {
+    let mut events = with(running_root(), &[spawn("A", "R")]);
+    for n in 0..64 {
+        events.extend([ask("A", &format!("q{n}")), answer("A", &format!("q{n}"))]);
+    }
+    events.extend([c_done("A", Completed), ask("R", "next")]);
+    let f = fold(&events);
+    let n = f.snapshots.len();
+    let (before, after) = (&f.snapshots[n - 2], &f.snapshots[n - 1]);
+    assert_eq!(before.closed_interactions.len(), 64);
+    assert_eq!(after.interactions.len(), 1);
+    assert!(
+        after
+            .closed_interactions
+            .ptr_eq(&before.closed_interactions)
+    );
+    let a = crate::ids::SessionId::from("A");
+    assert!(before.archive.contains_key(&a));
+    let deleted = before.apply(&delete("A"), None);
+    assert!(deleted.diagnostics.is_empty());
+    assert!(deleted.snapshot.session(&a).unwrap().deleted);
+    assert!(deleted.snapshot.sessions.ptr_eq(&before.sessions));
+}
+
 // --- In place ------------------------------------------------------------------------
 
 /// A repeated spawn naming an alias another session holds is rejected before it writes

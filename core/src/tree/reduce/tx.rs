@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use imbl::OrdMap;
+
 use super::super::change::{Change, ProviderState};
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{InteractionStatus, Millis, Session, SessionKind, Turn};
@@ -105,7 +107,7 @@ impl Tx {
         id: &SessionId,
         f: impl FnOnce(&mut Session) -> R,
     ) -> Option<R> {
-        if let Some(session) = self.next.sessions.get_mut(id) {
+        if let Some(session) = get_mut_present(&mut self.next.sessions, id) {
             let session = Arc::make_mut(session);
             let result = f(session);
             if !is_live(session)
@@ -115,7 +117,7 @@ impl Tx {
             }
             return Some(result);
         }
-        let mut moved = self.next.archive.remove(id)?;
+        let mut moved = remove_present(&mut self.next.archive, id)?;
         let session = Arc::make_mut(&mut moved);
         let result = f(session);
         if is_live(session) {
@@ -134,11 +136,8 @@ impl Tx {
         status: InteractionStatus,
         answer: Option<&str>,
     ) {
-        let Some(mut interaction) = self
-            .next
-            .interactions
-            .remove(key)
-            .or_else(|| self.next.closed_interactions.remove(key))
+        let Some(mut interaction) = remove_present(&mut self.next.interactions, key)
+            .or_else(|| remove_present(&mut self.next.closed_interactions, key))
         else {
             return;
         };
@@ -260,4 +259,30 @@ impl Tx {
 /// Does a session belong in the live map (see [`Snapshot`]'s fields)?
 pub(crate) fn is_live(session: &Session) -> bool {
     session.kind == SessionKind::Root || session.active_turn().is_some()
+}
+
+/// `map.remove(key)`, leaving the map untouched when `key` is absent. `imbl` copies the
+/// search path of a shared map on every `remove` and `get_mut`, found or not, and each
+/// snapshot a caller keeps would hold that copy.
+pub(super) fn remove_present<K: Ord + Clone, V: Clone>(
+    map: &mut OrdMap<K, V>,
+    key: &K,
+) -> Option<V> {
+    if map.contains_key(key) {
+        map.remove(key)
+    } else {
+        None
+    }
+}
+
+/// `map.get_mut(key)`, copying nothing when `key` is absent (see [`remove_present`]).
+pub(super) fn get_mut_present<'a, K: Ord + Clone, V: Clone>(
+    map: &'a mut OrdMap<K, V>,
+    key: &K,
+) -> Option<&'a mut V> {
+    if map.contains_key(key) {
+        map.get_mut(key)
+    } else {
+        None
+    }
 }
