@@ -46,14 +46,16 @@ fn settled_turn(session: &SessionId, root: bool) -> Arc<Turn> {
         opened_at: None,
         settled_at: None,
         usage: None,
-        gate: root.then(|| RootGate {
-            provider: ProviderLifecycle {
-                phase: ProviderPhase::Completed,
-                provider_turn: None,
-                outcome: Some(Outcome::Completed),
-                turns: 1,
-            },
-            active_descendants: OrdSet::new(),
+        gate: root.then(|| {
+            Box::new(RootGate {
+                provider: ProviderLifecycle {
+                    phase: ProviderPhase::Completed,
+                    provider_turn: None,
+                    outcome: Some(Outcome::Completed),
+                    turns: 1,
+                },
+                active_descendants: OrdSet::new(),
+            })
         }),
     })
 }
@@ -79,10 +81,10 @@ fn chain_session(ids: &[SessionId], i: usize) -> Session {
         title: (i > 0).then(|| format!("worker {}", i - 1).into()),
         deleted: false,
         seq: i as u64,
-        turns: Vector::unit(settled_turn(&id, i == 0)),
+        turns: Vector::unit(settled_turn(&id, i == 0)).into(),
         children: ids.get(i + 1).cloned().into_iter().collect(),
-        aliases: Vector::new(),
-        messages: Vector::new(),
+        aliases: Default::default(),
+        messages: Default::default(),
         message_index: Default::default(),
         tool_calls: Default::default(),
         requests: Default::default(),

@@ -8,6 +8,7 @@ mod change;
 mod diagnostic;
 mod event;
 mod invariants;
+mod list;
 mod model;
 mod reduce;
 mod snapshot;
@@ -17,6 +18,7 @@ pub use change::{Change, ParentRef, ProviderState, RootRef};
 pub use diagnostic::{Diagnostic, Severity};
 pub use event::Event;
 pub use invariants::{InvariantViolation, Level};
+pub use list::List;
 pub use model::{
     CancelMark, CancelOperation, CreatorRelation, Interaction, InteractionKind, InteractionStatus,
     Message, Millis, Outcome, Phase, ProviderLifecycle, ProviderPhase, Role, RootGate, Session,

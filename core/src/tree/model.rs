@@ -14,6 +14,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet, Vector};
 use serde::{Deserialize, Serialize};
 
+use super::list::List;
 use super::text::MessageText;
 use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
@@ -320,8 +321,9 @@ pub struct Turn {
     pub started: bool,
     /// Number of this turn's interactions still `pending`.
     pub pending_interactions: u32,
-    /// Set while a prepared cancel covers this turn.
-    pub cancel: Option<CancelMark>,
+    /// Set while a prepared cancel covers this turn. Boxed, as `gate` is: most turns
+    /// have none, and every turn a step changes is copied.
+    pub cancel: Option<Box<CancelMark>>,
     /// A terminal reported after the turn had settled, recorded without effect.
     pub late_terminal: Option<Outcome>,
     /// Provider error text of a `failed` / `interrupted` outcome.
@@ -337,7 +339,7 @@ pub struct Turn {
     /// and every turn is copied into each snapshot that changes it.
     pub usage: Option<Box<Usage>>,
     /// Root turns only: the provider lifecycle and the index of active nested child turns.
-    pub gate: Option<RootGate>,
+    pub gate: Option<Box<RootGate>>,
 }
 
 /// What a root turn's settlement waits on.
@@ -450,13 +452,14 @@ pub struct Session {
     pub seq: u64,
     /// Turns in order; at most the last one is active. Shared (`Arc`) so that updating one
     /// turn path-copies pointers, not the turns beside it.
-    pub turns: Vector<Arc<Turn>>,
+    ///
+    pub turns: List<Arc<Turn>>,
     /// Direct children, in spawn order.
-    pub children: Vector<SessionId>,
+    pub children: List<SessionId>,
     /// Provider handles bound to this session.
-    pub aliases: Vector<Alias>,
+    pub aliases: List<Alias>,
     /// Transcript.
-    pub messages: Vector<Arc<Message>>,
+    pub messages: List<Arc<Message>>,
     /// Message id → index in `messages` (streamed deltas append to the same entry).
     pub message_index: OrdMap<MessageId, usize>,
     /// Tool calls by id.
@@ -484,10 +487,10 @@ impl Session {
             title,
             deleted: false,
             seq,
-            turns,
-            children: Vector::new(),
-            aliases: Vector::new(),
-            messages: Vector::new(),
+            turns: turns.into(),
+            children: List::default(),
+            aliases: List::default(),
+            messages: List::default(),
             message_index: OrdMap::new(),
             tool_calls: OrdMap::new(),
             requests: OrdMap::new(),

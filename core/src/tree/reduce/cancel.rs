@@ -52,10 +52,10 @@ pub(super) fn requested(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> {
     for target in &targets {
         tx.update_turn(target, |t| {
             let acknowledged = t.cancel.as_ref().is_some_and(|m| m.acknowledged);
-            t.cancel = Some(CancelMark {
+            t.cancel = Some(Box::new(CancelMark {
                 operation: operation.clone(),
                 acknowledged,
-            });
+            }));
         });
     }
     tx.next.cancels.insert(

@@ -103,7 +103,9 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
         seq,
         Vector::unit(Arc::new(turn)),
     ));
-    tx.with_session(s.parent, |p| p.children.push_back(s.child.clone()));
+    tx.with_session(s.parent, |p| {
+        p.children.make_mut().push_back(s.child.clone())
+    });
     tx.update_turn(&root_turn, |root| {
         if let Some(gate) = root.gate.as_mut() {
             gate.active_descendants.insert(turn_id.clone());
@@ -214,7 +216,7 @@ pub(super) fn turn_started(tx: &mut Tx, id: &SessionId) -> Result<(), Rejected> 
     turn.started = true;
     turn.phase = turn.derive_phase();
     let turn_id = turn.id.clone();
-    tx.with_session(id, |c| c.turns.push_back(Arc::new(turn)));
+    tx.with_session(id, |c| c.turns.make_mut().push_back(Arc::new(turn)));
     tx.update_turn(&rel.root_turn, |root| {
         if let Some(gate) = root.gate.as_mut() {
             gate.active_descendants.insert(turn_id.clone());

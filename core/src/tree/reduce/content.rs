@@ -59,14 +59,14 @@ pub(super) fn append_message(
 ) {
     let index = tx.with_session(turn.session(), |s| {
         if let Some(&index) = id.and_then(|id| s.message_index.get(id))
-            && let Some(existing) = s.messages.get_mut(index)
+            && let Some(existing) = s.messages.make_mut().get_mut(index)
         {
             let existing = Arc::make_mut(existing);
             existing.text.push(text);
             return (index, existing.history);
         }
         let index = s.messages.len();
-        s.messages.push_back(Arc::new(Message {
+        s.messages.make_mut().push_back(Arc::new(Message {
             id: id.cloned(),
             turn: turn.ordinal(),
             role,
@@ -214,7 +214,7 @@ pub(super) fn bind_aliases(
     }
     for alias in fresh {
         tx.next.aliases.insert(alias.clone(), session.clone());
-        tx.with_session(session, |s| s.aliases.push_back(alias.clone()));
+        tx.with_session(session, |s| s.aliases.make_mut().push_back(alias.clone()));
         tx.change(Change::AliasBound {
             session: session.clone(),
             alias: alias.clone(),

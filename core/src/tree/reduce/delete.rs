@@ -78,8 +78,8 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
     }
     tx.with_session(id, |s| {
         s.deleted = true;
-        s.turns.clear();
-        s.messages.clear();
+        s.turns = crate::tree::List::default();
+        s.messages = crate::tree::List::default();
         s.message_index.clear();
         s.tool_calls.clear();
         s.requests.clear();

@@ -85,7 +85,7 @@ pub(super) fn user_submitted(
             let n = next_ordinal(session);
             let turn = new_turn(tx, id, n, SessionKind::Root);
             let turn_id = turn.id.clone();
-            tx.with_session(id, |s| s.turns.push_back(Arc::new(turn)));
+            tx.with_session(id, |s| s.turns.make_mut().push_back(Arc::new(turn)));
             tx.turn_opened(&turn_id);
             turn_id
         }

@@ -32,14 +32,16 @@ pub(super) fn new_turn(tx: &Tx, session: &SessionId, n: u32, kind: SessionKind) 
         opened_at: tx.at,
         settled_at: None,
         usage: None,
-        gate: (kind == SessionKind::Root).then(|| RootGate {
-            provider: ProviderLifecycle {
-                phase: ProviderPhase::Idle,
-                provider_turn: None,
-                outcome: None,
-                turns: 0,
-            },
-            active_descendants: imbl::OrdSet::new(),
+        gate: (kind == SessionKind::Root).then(|| {
+            Box::new(RootGate {
+                provider: ProviderLifecycle {
+                    phase: ProviderPhase::Idle,
+                    provider_turn: None,
+                    outcome: None,
+                    turns: 0,
+                },
+                active_descendants: imbl::OrdSet::new(),
+            })
         }),
     };
     turn.phase = turn.derive_phase();

@@ -167,7 +167,7 @@ impl Tx {
         };
         let found = self
             .with_session(id.session(), |session| {
-                let turn = Arc::make_mut(session.turns.get_mut(index)?);
+                let turn = Arc::make_mut(session.turns.make_mut().get_mut(index)?);
                 let before = turn.phase;
                 f(turn);
                 turn.phase = turn.derive_phase();
