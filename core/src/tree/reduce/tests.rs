@@ -872,10 +872,10 @@ fn a_streamed_delta_appends_without_copying_the_text_already_there() {
     ));
 }
 
-/// A step shares every map it did not change with the snapshot before it, even where it
+/// A step shares the maps it did not change with the snapshot before it, even where it
 /// looked a key up that is not there (`imbl` copies a shared map's search path on every
 /// `remove` and `get_mut`, found or not): a new interaction leaves the closed ones alone,
-/// and a change to an ended child leaves the live sessions alone.
+/// and deleting an ended child leaves another root's cancel operation alone.
 #[test]
 fn a_step_copies_no_map_it_only_looked_in() {
     let mut events = with(running_root(), &[spawn("A", "R")]);
@@ -893,12 +893,17 @@ fn a_step_copies_no_map_it_only_looked_in() {
             .closed_interactions
             .ptr_eq(&before.closed_interactions)
     );
-    let a = crate::ids::SessionId::from("A");
-    assert!(before.archive.contains_key(&a));
+
+    let f = fold(&with(
+        events,
+        &[root("S"), submit("S"), p_start("S"), cancel("S")],
+    ));
+    let before = f.last();
+    assert_eq!(before.cancels.len(), 1);
     let deleted = before.apply(&delete("A"), None);
     assert!(deleted.diagnostics.is_empty());
-    assert!(deleted.snapshot.session(&a).unwrap().deleted);
-    assert!(deleted.snapshot.sessions.ptr_eq(&before.sessions));
+    assert!(deleted.snapshot.session(&"A".into()).unwrap().deleted);
+    assert!(deleted.snapshot.cancels.ptr_eq(&before.cancels));
 }
 
 // --- In place ------------------------------------------------------------------------

@@ -107,7 +107,7 @@ impl Tx {
         id: &SessionId,
         f: impl FnOnce(&mut Session) -> R,
     ) -> Option<R> {
-        if let Some(session) = get_mut_present(&mut self.next.sessions, id) {
+        if let Some(session) = self.next.sessions.get_mut(id) {
             let session = Arc::make_mut(session);
             let result = f(session);
             if !is_live(session)
@@ -117,7 +117,7 @@ impl Tx {
             }
             return Some(result);
         }
-        let mut moved = remove_present(&mut self.next.archive, id)?;
+        let mut moved = self.next.archive.remove(id)?;
         let session = Arc::make_mut(&mut moved);
         let result = f(session);
         if is_live(session) {
@@ -136,8 +136,11 @@ impl Tx {
         status: InteractionStatus,
         answer: Option<&str>,
     ) {
-        let Some(mut interaction) = remove_present(&mut self.next.interactions, key)
-            .or_else(|| remove_present(&mut self.next.closed_interactions, key))
+        let Some(mut interaction) = self
+            .next
+            .interactions
+            .remove(key)
+            .or_else(|| self.next.closed_interactions.remove(key))
         else {
             return;
         };
