@@ -9,6 +9,9 @@ use std::sync::Arc;
 
 use imbl::Vector;
 
+use super::model::{Message, Turn};
+use crate::ids::{Alias, SessionId};
+
 /// A persistent list (an [`imbl::Vector`]) behind an `Arc`, read through `Deref`:
 /// `session.turns.iter()`, `session.children.len()`, `&session.messages[0]` and
 /// `for turn in &session.turns` read it as the vector itself.
@@ -72,4 +75,15 @@ impl<'a, T: Clone> IntoIterator for &'a List<T> {
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }
+}
+
+/// One empty list of each kind a session holds, shared by every session that has not
+/// written to that list yet (a session is created with them, so creating one allocates
+/// no list; its first write copies the empty head).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct EmptyLists {
+    pub(crate) turns: List<Arc<Turn>>,
+    pub(crate) children: List<SessionId>,
+    pub(crate) aliases: List<Alias>,
+    pub(crate) messages: List<Arc<Message>>,
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet, Vector};
 use serde::{Deserialize, Serialize};
 
-use super::list::List;
+use super::list::{EmptyLists, List};
 use super::text::MessageText;
 use crate::ids::{Alias, CallId, MessageId, RequestId, SessionId, TurnId};
 
@@ -478,7 +478,8 @@ impl Session {
         relation: Option<Arc<CreatorRelation>>,
         title: Option<Arc<str>>,
         seq: u64,
-        turns: Vector<Arc<Turn>>,
+        turns: List<Arc<Turn>>,
+        empty: &EmptyLists,
     ) -> Self {
         Session {
             id,
@@ -487,10 +488,10 @@ impl Session {
             title,
             deleted: false,
             seq,
-            turns: turns.into(),
-            children: List::default(),
-            aliases: List::default(),
-            messages: List::default(),
+            turns,
+            children: empty.children.clone(),
+            aliases: empty.aliases.clone(),
+            messages: empty.messages.clone(),
             message_index: OrdMap::new(),
             tool_calls: OrdMap::new(),
             requests: OrdMap::new(),

@@ -14,6 +14,7 @@ use imbl::OrdMap;
 use super::change::Change;
 use super::diagnostic::Diagnostic;
 use super::event::Event;
+use super::list::EmptyLists;
 use super::model::{CancelOperation, Interaction, Millis, Session, SessionKind, Turn};
 use crate::ids::{Alias, RequestId, SessionId, TurnId};
 
@@ -70,6 +71,8 @@ pub struct Snapshot {
     pub(crate) aliases: OrdMap<Alias, SessionId>,
     pub(crate) cancels: OrdMap<TurnId, CancelOperation>,
     pub(crate) next_seq: u64,
+    /// The lists a new session starts with.
+    pub(crate) empty: EmptyLists,
 }
 
 /// The result of applying one event.
@@ -136,6 +139,22 @@ impl Snapshot {
     /// taken before stays as it was.
     pub(crate) fn apply_in_place(&mut self, event: &Event, at: Option<Millis>) -> super::Applied {
         super::reduce::apply_in_place(self, event, at)
+    }
+
+    /// Moves the tree out for an in-place step, leaving an empty tree in its place that
+    /// allocates nothing (`mem::take` would build a new [`EmptyLists`]).
+    pub(crate) fn take(&mut self) -> Snapshot {
+        let placeholder = Snapshot {
+            sessions: OrdMap::new(),
+            archive: OrdMap::new(),
+            interactions: OrdMap::new(),
+            closed_interactions: OrdMap::new(),
+            aliases: OrdMap::new(),
+            cancels: OrdMap::new(),
+            next_seq: self.next_seq,
+            empty: self.empty.clone(),
+        };
+        std::mem::replace(self, placeholder)
     }
 
     /// How many sessions the tree holds, live and ended (deleted ones included).

@@ -101,7 +101,8 @@ pub(super) fn spawn(tx: &mut Tx, s: Spawn<'_>) -> Result<(), Rejected> {
         Some(Arc::new(relation)),
         s.title.map(Arc::from),
         seq,
-        Vector::unit(Arc::new(turn)),
+        Vector::unit(Arc::new(turn)).into(),
+        &tx.next.empty,
     ));
     tx.with_session(s.parent, |p| {
         p.children.make_mut().push_back(s.child.clone())

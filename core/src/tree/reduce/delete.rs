@@ -76,10 +76,11 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
             remove_present(&mut tx.next.closed_interactions, &key);
         }
     }
+    let empty = tx.next.empty.clone();
     tx.with_session(id, |s| {
         s.deleted = true;
-        s.turns = crate::tree::List::default();
-        s.messages = crate::tree::List::default();
+        s.turns = empty.turns;
+        s.messages = empty.messages;
         s.message_index.clear();
         s.tool_calls.clear();
         s.requests.clear();

@@ -73,7 +73,7 @@ pub(crate) fn apply_in_place(
     }
     #[cfg(debug_assertions)]
     let base = snapshot.clone();
-    let mut tx = Tx::new(std::mem::take(snapshot), at);
+    let mut tx = Tx::new(snapshot.take(), at);
     let result = dispatch(&mut tx, event);
     let applied = match result {
         Ok(()) => {

@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use imbl::Vector;
-
 use super::super::change::Change;
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Outcome, ProviderPhase, Role, Session, SessionKind};
@@ -40,7 +38,8 @@ pub(super) fn create_root_session(
         None,
         title.map(Arc::from),
         seq,
-        Vector::new(),
+        tx.next.empty.turns.clone(),
+        &tx.next.empty,
     ));
     tx.change(Change::SessionCreated {
         session: id.clone(),
