@@ -88,6 +88,7 @@ fn chain_session(ids: &[SessionId], i: usize) -> Session {
         message_index: Default::default(),
         tool_calls: Default::default(),
         requests: Default::default(),
+        closed: Default::default(),
         id,
     }
 }

@@ -182,35 +182,35 @@ impl Snapshot {
                 i.status
             );
         }
-        for ((turn_id, request), i) in self.closed_interactions.iter() {
-            ensure!(
-                i.status != InteractionStatus::Pending
-                    && !self
-                        .interactions
-                        .contains_key(&(turn_id.clone(), request.clone())),
-                "interaction {turn_id}/{request} in the closed map is pending or also live"
-            );
+        for s in self.sessions() {
+            for ((n, request), i) in s.closed.iter() {
+                let turn_id = TurnId::new(s.id.clone(), *n);
+                ensure!(
+                    i.status != InteractionStatus::Pending
+                        && !self
+                            .interactions
+                            .contains_key(&(turn_id.clone(), request.clone())),
+                    "interaction {turn_id}/{request} in the closed map is pending or also live"
+                );
+                ensure!(
+                    i.turn == turn_id && i.request == *request,
+                    "interaction key mismatch"
+                );
+                ensure!(
+                    s.turn(*n).is_some(),
+                    "interaction {request} owned by missing turn {turn_id}"
+                );
+            }
         }
-        for ((turn_id, request), i) in self
-            .interactions
-            .iter()
-            .chain(self.closed_interactions.iter())
-        {
+        for ((turn_id, request), i) in self.interactions.iter() {
             ensure!(
                 i.turn == *turn_id && i.request == *request,
                 "interaction key mismatch"
             );
-            let turn = self.turn(turn_id);
             ensure!(
-                turn.is_some(),
-                "interaction {request} owned by missing turn {turn_id}"
+                self.turn(turn_id).is_some_and(|t| t.is_active()),
+                "pending interaction {request} on a settled or missing turn {turn_id}"
             );
-            if i.status == InteractionStatus::Pending {
-                ensure!(
-                    turn.is_some_and(|t| t.is_active()),
-                    "pending interaction {request} on settled turn {turn_id}"
-                );
-            }
         }
         for s in self.sessions() {
             for (request, n) in s.requests.iter() {

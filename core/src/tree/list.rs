@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use imbl::Vector;
 
-use super::model::{Message, Turn};
+use super::model::{ClosedInteractions, Message, Turn};
 use crate::ids::{Alias, SessionId};
 
 /// A persistent list (an [`imbl::Vector`]) behind an `Arc`, read through `Deref`:
@@ -77,7 +77,7 @@ impl<'a, T: Clone> IntoIterator for &'a List<T> {
     }
 }
 
-/// One empty list of each kind a session holds, shared by every session that has not
+/// One empty list of each kind a session holds (and an empty map of closed interactions), shared by every session that has not
 /// written to that list yet (a session is created with them, so creating one allocates
 /// no list; its first write copies the empty head).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,4 +86,5 @@ pub(crate) struct EmptyLists {
     pub(crate) children: List<SessionId>,
     pub(crate) aliases: List<Alias>,
     pub(crate) messages: List<Arc<Message>>,
+    pub(crate) closed: ClosedInteractions,
 }

@@ -466,7 +466,15 @@ pub struct Session {
     pub tool_calls: OrdMap<CallId, ToolCall>,
     /// Request id → ordinal of the turn that owns its latest interaction.
     pub requests: OrdMap<RequestId, u32>,
+    /// The session's answered, resolved and superseded interactions, by (turn ordinal,
+    /// request id); its pending ones are the snapshot's. Kept with the session, which an
+    /// answer copies anyway, so closing one copies a path of the session's few, not of
+    /// every closed interaction of the tree.
+    pub(crate) closed: ClosedInteractions,
 }
+
+/// A session's closed interactions (see [`Session`]).
+pub(crate) type ClosedInteractions = Arc<OrdMap<(u32, RequestId), Arc<Interaction>>>;
 
 impl Session {
     /// A session as the reducer creates it: its identity, creator relation (children
@@ -495,6 +503,7 @@ impl Session {
             message_index: OrdMap::new(),
             tool_calls: OrdMap::new(),
             requests: OrdMap::new(),
+            closed: empty.closed.clone(),
         }
     }
 

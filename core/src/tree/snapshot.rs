@@ -64,10 +64,8 @@ pub struct Snapshot {
     pub(crate) sessions: OrdMap<SessionId, Arc<Session>>,
     /// Children with no active turn (ended or deleted): rarely written again.
     pub(crate) archive: OrdMap<SessionId, Arc<Session>>,
-    /// Pending interactions (the live ones).
+    /// Pending interactions (the live ones). Closed ones are kept by their session.
     pub(crate) interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
-    /// Answered, resolved and superseded interactions.
-    pub(crate) closed_interactions: OrdMap<(TurnId, RequestId), Arc<Interaction>>,
     pub(crate) aliases: OrdMap<Alias, SessionId>,
     pub(crate) cancels: OrdMap<TurnId, CancelOperation>,
     pub(crate) next_seq: u64,
@@ -148,7 +146,6 @@ impl Snapshot {
             sessions: OrdMap::new(),
             archive: OrdMap::new(),
             interactions: OrdMap::new(),
-            closed_interactions: OrdMap::new(),
             aliases: OrdMap::new(),
             cancels: OrdMap::new(),
             next_seq: self.next_seq,
@@ -209,10 +206,11 @@ impl Snapshot {
 
     /// Every interaction that still exists, in creation order.
     pub fn interactions(&self) -> Vec<&Interaction> {
+        let closed = self.sessions().flat_map(|s| s.closed.values());
         let mut all: Vec<&Interaction> = self
             .interactions
             .values()
-            .chain(self.closed_interactions.values())
+            .chain(closed)
             .map(Arc::as_ref)
             .collect();
         all.sort_by_key(|i| i.seq);
@@ -224,7 +222,10 @@ impl Snapshot {
         let key = (turn.clone(), request.clone());
         self.interactions
             .get(&key)
-            .or_else(|| self.closed_interactions.get(&key))
+            .or_else(|| {
+                let closed = &self.session(turn.session())?.closed;
+                closed.get(&(turn.ordinal(), request.clone()))
+            })
             .map(Arc::as_ref)
     }
 
@@ -241,8 +242,14 @@ impl Snapshot {
     /// The interactions owned by one turn: pending ones first, then closed ones, each in
     /// request-id order.
     pub fn interactions_of(&self, turn: &TurnId) -> impl Iterator<Item = &Interaction> {
-        self.pending_interactions_of(turn)
-            .chain(Self::owned_by(&self.closed_interactions, turn))
+        let n = turn.ordinal();
+        let closed = self.session(turn.session()).into_iter().flat_map(move |s| {
+            s.closed
+                .range((Bound::Included((n, RequestId::from(""))), Bound::Unbounded))
+                .take_while(move |((t, _), _)| *t == n)
+                .map(|(_, i)| i.as_ref())
+        });
+        self.pending_interactions_of(turn).chain(closed)
     }
 
     /// The pending interactions owned by one turn, in request-id order.

@@ -65,15 +65,15 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
     }
     for turn in session.turns.iter() {
         remove_present(&mut tx.next.cancels, &turn.id);
+        // Its closed interactions go with the session's record, below.
         let requests: Vec<_> = tx
             .next
-            .interactions_of(&turn.id)
+            .pending_interactions_of(&turn.id)
             .map(|i| i.request.clone())
             .collect();
         for request in requests {
             let key = (turn.id.clone(), request);
             remove_present(&mut tx.next.interactions, &key);
-            remove_present(&mut tx.next.closed_interactions, &key);
         }
     }
     let empty = tx.next.empty.clone();
@@ -81,6 +81,7 @@ fn remove_session_state(tx: &mut Tx, id: &SessionId, gates: &mut BTreeSet<TurnId
         s.deleted = true;
         s.turns = empty.turns;
         s.messages = empty.messages;
+        s.closed = empty.closed;
         s.message_index.clear();
         s.tool_calls.clear();
         s.requests.clear();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::super::diagnostic::Diagnostic;
 use super::super::model::{Interaction, InteractionKind, InteractionStatus, SessionKind};
-use super::tx::{Rejected, Tx, remove_present};
+use super::tx::{Rejected, Tx};
 use crate::ids::{CallId, RequestId, SessionId, TurnId};
 
 pub(super) struct Request<'a> {
@@ -40,11 +40,6 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
         return Ok(());
     }
     let seq = tx.next_seq();
-    // A request id reused on the same turn replaces the closed interaction it named.
-    remove_present(
-        &mut tx.next.closed_interactions,
-        &(turn_id.clone(), r.request.clone()),
-    );
     tx.next.interactions.insert(
         (turn_id.clone(), r.request.clone()),
         Arc::new(Interaction {
@@ -60,7 +55,14 @@ pub(super) fn requested(tx: &mut Tx, r: Request<'_>) -> Result<(), Rejected> {
         }),
     );
     let (request, n) = (r.request.clone(), turn_id.ordinal());
-    tx.with_session(r.session, |s| s.requests.insert(request, n));
+    tx.with_session(r.session, |s| {
+        // A request id reused on the same turn replaces the closed interaction it named.
+        let twin = (n, request.clone());
+        if s.closed.contains_key(&twin) {
+            Arc::make_mut(&mut s.closed).remove(&twin);
+        }
+        s.requests.insert(request, n)
+    });
     tx.interaction_changed(&(turn_id.clone(), r.request.clone()));
     tx.update_turn(&turn_id, |t| {
         t.pending_interactions = t.pending_interactions.saturating_add(1);

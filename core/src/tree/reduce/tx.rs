@@ -128,20 +128,28 @@ impl Tx {
         Some(result)
     }
 
-    /// Sets an interaction's status (and answer), keeping it in the map its status belongs
-    /// to: pending ones live, the others closed.
+    /// Sets an interaction's status (and answer), keeping it where its status belongs:
+    /// pending ones in the snapshot's map, the others in their session's.
     pub(super) fn set_interaction(
         &mut self,
         key: &(TurnId, RequestId),
         status: InteractionStatus,
         answer: Option<&str>,
     ) {
-        let Some(mut interaction) = self
-            .next
-            .interactions
-            .remove(key)
-            .or_else(|| self.next.closed_interactions.remove(key))
-        else {
+        let (turn, request) = key;
+        let closed_key = (turn.ordinal(), request.clone());
+        let found = match self.next.interactions.remove(key) {
+            Some(pending) => Some(pending),
+            None => self
+                .with_session(turn.session(), |s| {
+                    s.closed
+                        .contains_key(&closed_key)
+                        .then(|| Arc::make_mut(&mut s.closed).remove(&closed_key))
+                        .flatten()
+                })
+                .flatten(),
+        };
+        let Some(mut interaction) = found else {
             return;
         };
         let i = Arc::make_mut(&mut interaction);
@@ -152,9 +160,9 @@ impl Tx {
         if status == InteractionStatus::Pending {
             self.next.interactions.insert(key.clone(), interaction);
         } else {
-            self.next
-                .closed_interactions
-                .insert(key.clone(), interaction);
+            self.with_session(turn.session(), |s| {
+                Arc::make_mut(&mut s.closed).insert(closed_key, interaction)
+            });
         }
     }
 
@@ -238,12 +246,7 @@ impl Tx {
 
     /// Reports the interaction `key` as it stands (created or changed).
     pub(super) fn interaction_changed(&mut self, key: &(TurnId, RequestId)) {
-        let found = self
-            .next
-            .interactions
-            .get(key)
-            .or_else(|| self.next.closed_interactions.get(key));
-        let Some(i) = found else {
+        let Some(i) = self.next.interaction(&key.0, &key.1) else {
             return;
         };
         let change = Change::InteractionChanged {
