@@ -35,7 +35,7 @@ use serde_json::Value;
 /// The rules themselves are codes of the one finding catalogue, [`crate::finding::Code`].
 pub use crate::finding::{Party, acp::MODEL};
 
-use super::view::{Id, View, ViewOptions};
+use super::view::{Id, IdMap, View, ViewOptions};
 use super::wire::{self, LineRecord, Record, Rpc, RpcId, Side, Transport};
 use crate::finding::{Code, Finding, Revision};
 use crate::trace::borrowed::Json;
@@ -109,7 +109,7 @@ pub(crate) struct Checker {
     findings: Vec<Finding>,
     // Per connection.
     answered: BTreeSet<(Side, RpcId)>,
-    ordinary_messages: BTreeMap<Id, MessageIds>,
+    ordinary_messages: IdMap<MessageIds>,
     conflicted: BTreeSet<(Id, Id)>,
     must_cancel: BTreeMap<RpcId, MustCancel>,
     awaiting_confirmation: BTreeMap<Id, usize>,
@@ -143,7 +143,7 @@ impl Checker {
             }),
             findings: Vec::new(),
             answered: BTreeSet::new(),
-            ordinary_messages: BTreeMap::new(),
+            ordinary_messages: IdMap::default(),
             conflicted: BTreeSet::new(),
             must_cancel: BTreeMap::new(),
             awaiting_confirmation: BTreeMap::new(),
@@ -347,7 +347,7 @@ impl Checker {
             self.mirror_verdict(&child, mirror.close());
         }
         self.answered.clear();
-        self.ordinary_messages.clear();
+        self.ordinary_messages = IdMap::default();
         self.conflicted.clear();
         self.must_cancel.clear();
         self.awaiting_confirmation.clear();

@@ -21,7 +21,7 @@ use super::Id;
 
 /// Values by session id.
 #[derive(Debug, Clone)]
-pub(super) struct IdMap<V: Clone> {
+pub(crate) struct IdMap<V: Clone> {
     by_key: OrdMap<u64, (Id, V)>,
     collided: OrdMap<Id, V>,
 }
@@ -36,12 +36,12 @@ impl<V: Clone> Default for IdMap<V> {
 }
 
 impl<V: Clone> IdMap<V> {
-    pub(super) fn get(&self, id: &str) -> Option<&V> {
+    pub(crate) fn get(&self, id: &str) -> Option<&V> {
         self.get_key_value(id).map(|(_, v)| v)
     }
 
     /// The map's own copy of the id, and its value.
-    pub(super) fn get_key_value(&self, id: &str) -> Option<(&Id, &V)> {
+    pub(crate) fn get_key_value(&self, id: &str) -> Option<(&Id, &V)> {
         match self.by_key.get(&key(id)) {
             Some((key, value)) if &**key == id => Some((key, value)),
             _ if self.collided.is_empty() => None,
@@ -49,19 +49,19 @@ impl<V: Clone> IdMap<V> {
         }
     }
 
-    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut V> {
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut V> {
         match self.by_key.get_mut(&key(id)) {
             Some((known, value)) if &**known == id => Some(value),
             _ => self.collided.get_mut(id),
         }
     }
 
-    pub(super) fn contains_key(&self, id: &str) -> bool {
+    pub(crate) fn contains_key(&self, id: &str) -> bool {
         self.get_key_value(id).is_some()
     }
 
     /// Sets the value of `id`; returns the one it replaces.
-    pub(super) fn insert(&mut self, id: Id, value: V) -> Option<V> {
+    pub(crate) fn insert(&mut self, id: Id, value: V) -> Option<V> {
         let at = key(&id);
         match self.by_key.get_mut(&at) {
             Some((known, slot)) if *known == id => Some(std::mem::replace(slot, value)),
@@ -71,13 +71,13 @@ impl<V: Clone> IdMap<V> {
     }
 
     #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.by_key.len() + self.collided.len()
     }
 
     /// Every entry, in no meaningful order.
     #[cfg(test)]
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&Id, &V)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Id, &V)> + '_ {
         let first = self.by_key.values().map(|(k, v)| (k, v));
         first.chain(self.collided.iter())
     }

@@ -56,6 +56,7 @@
 
 mod changes;
 mod id_map;
+pub(crate) use id_map::IdMap;
 pub(crate) mod json;
 mod pool;
 mod reduce;
