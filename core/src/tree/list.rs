@@ -77,9 +77,9 @@ impl<'a, T: Clone> IntoIterator for &'a List<T> {
     }
 }
 
-/// One empty list of each kind a session holds (and an empty map of closed interactions), shared by every session that has not
-/// written to that list yet (a session is created with them, so creating one allocates
-/// no list; its first write copies the empty head).
+/// One empty list of each kind a session holds, and an empty map of closed interactions,
+/// shared by every session that has not written to it yet: a session is created with
+/// them, so creating one allocates no list, and its first write copies the empty head.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct EmptyLists {
     pub(crate) turns: List<Arc<Turn>>,

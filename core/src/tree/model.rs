@@ -451,8 +451,9 @@ pub struct Session {
     /// Creation order in the snapshot (for stable output).
     pub seq: u64,
     /// Turns in order; at most the last one is active. Shared (`Arc`) so that updating one
-    /// turn path-copies pointers, not the turns beside it.
-    ///
+    /// turn path-copies pointers, not the turns beside it. Each of a session's four lists
+    /// is a [`List`]: one pointer in the session's record, which every step that changes
+    /// the session copies.
     pub turns: List<Arc<Turn>>,
     /// Direct children, in spawn order.
     pub children: List<SessionId>,
