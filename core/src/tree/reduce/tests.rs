@@ -715,6 +715,55 @@ fn interactions_are_owned_by_the_child_turn_and_keep_the_provider_turn() {
     assert_eq!(f.codes[6], vec!["interaction-closed"]);
 }
 
+/// An interaction is owned by (session, turn, request): a request id asked again on the
+/// same turn after its answer replaces the closed interaction; asked on a later turn, it
+/// is a new interaction beside the earlier turn's, and the session's request index names
+/// the latest.
+#[test]
+fn interactions_a_request_id_asked_again_replaces_only_its_own_turn_s() {
+    let f = fold(&with(
+        running_root(),
+        &[
+            spawn("A", "R"),
+            ask("A", "q"),
+            answer("A", "q"),
+            ask("A", "q"),
+        ],
+    ));
+    let a1: TurnId = "A#1".parse().unwrap();
+    let statuses = |s: &Snapshot, t: &TurnId| -> Vec<InteractionStatus> {
+        s.interactions_of(t).map(|i| i.status).collect()
+    };
+    assert_eq!(statuses(f.last(), &a1), [InteractionStatus::Pending]);
+    assert_eq!(f.last().interactions().len(), 1);
+    assert_eq!(f.state("A#1"), "waiting");
+
+    let f = fold(&with(
+        running_root(),
+        &[
+            spawn("A", "R"),
+            ask("A", "q"),
+            answer("A", "q"),
+            c_done("A", Completed),
+            c_start("A"),
+            ask("A", "q"),
+        ],
+    ));
+    let last = f.last();
+    let a2: TurnId = "A#2".parse().unwrap();
+    assert_eq!(statuses(last, &a1), [InteractionStatus::Answered]);
+    assert_eq!(statuses(last, &a2), [InteractionStatus::Pending]);
+    let found = last.find_interaction(&"A".into(), &"q".into()).unwrap();
+    assert_eq!(found.turn, a2);
+    let closed = last.interaction(&a1, &"q".into()).unwrap();
+    assert_eq!(closed.answer.as_deref(), Some("accept"));
+    let seqs: Vec<u64> = last.interactions().iter().map(|i| i.seq).collect();
+    assert!(
+        seqs.len() == 2 && seqs[0] < seqs[1],
+        "creation order: {seqs:?}"
+    );
+}
+
 #[test]
 fn interactions_need_an_active_turn_and_a_known_request() {
     let f = fold(&with(
