@@ -56,7 +56,6 @@
 
 mod changes;
 mod id_map;
-pub(crate) use id_map::IdMap;
 pub(crate) mod json;
 mod pool;
 mod reduce;
@@ -67,6 +66,7 @@ mod tour;
 mod transcript;
 
 pub(crate) use changes::Head;
+pub(crate) use id_map::IdMap;
 pub(crate) use reduce::is_content_block;
 
 use std::num::NonZeroU64;
