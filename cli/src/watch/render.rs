@@ -13,7 +13,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use lineage_core::{InteractionStatus, Severity};
+use lineage_core::Severity;
 
 use super::app::App;
 use super::history::{Note, Shown};
@@ -88,11 +88,7 @@ fn title_line(app: &App) -> Line<'static> {
     }
     match app.frame().map(|f| &f.state) {
         Some(Shown::Tree(s)) => {
-            let pending = s
-                .interactions()
-                .iter()
-                .filter(|x| x.status == InteractionStatus::Pending)
-                .count();
+            let pending = s.pending_interaction_count();
             text.push_str(&format!(" · {} session(s)", s.session_count()));
             if pending > 0 {
                 text.push_str(&format!(" · {pending} pending"));

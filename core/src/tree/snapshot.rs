@@ -217,6 +217,11 @@ impl Snapshot {
         all
     }
 
+    /// How many interactions are pending (without walking the closed ones).
+    pub fn pending_interaction_count(&self) -> usize {
+        self.interactions.len()
+    }
+
     /// The interaction owned by this (turn, request).
     pub fn interaction(&self, turn: &TurnId, request: &RequestId) -> Option<&Interaction> {
         let key = (turn.clone(), request.clone());
